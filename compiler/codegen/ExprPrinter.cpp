@@ -1,0 +1,265 @@
+#include "codegen/ExprPrinter.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace formac::codegen {
+namespace {
+
+using ir::BinOp;
+using ir::Expr;
+using ir::MathFn;
+
+std::string suffixFor(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Float: return "f";
+    case ScalarKind::Double: return "d";
+    default: return "i";
+  }
+}
+
+std::string mathCall(const Expr& e, const std::vector<std::string>& a) {
+  ScalarKind k = e.type.scalar;
+  bool f = k == ScalarKind::Float;
+  auto libm = [&](const char* name) { return std::string(name) + (f ? "f" : "") + "(" + a[0] + ")"; };
+  switch (e.fn) {
+    case MathFn::Sqrt: return libm("sqrt");
+    case MathFn::Exp: return libm("exp");
+    case MathFn::Log: return libm("log");
+    case MathFn::Sin: return libm("sin");
+    case MathFn::Cos: return libm("cos");
+    case MathFn::Tan: return libm("tan");
+    case MathFn::Atan: return libm("atan");
+    case MathFn::Floor: return libm("floor");
+    case MathFn::Ceil: return libm("ceil");
+    case MathFn::Round: return libm("round");
+    case MathFn::Pow: return std::string(f ? "powf(" : "pow(") + a[0] + ", " + a[1] + ")";
+    case MathFn::Atan2: return std::string(f ? "atan2f(" : "atan2(") + a[0] + ", " + a[1] + ")";
+    case MathFn::Fabs:
+    case MathFn::Abs:
+      if (isFloating(k)) return libm("fabs");
+      return "formac_abs_i(" + a[0] + ")";
+    case MathFn::Absd: return "formac_absd_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
+    case MathFn::Min: return "formac_min_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
+    case MathFn::Max: return "formac_max_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
+  }
+  return "?";
+}
+
+const char* resolver(ir::BoundaryMode m) {
+  switch (m) {
+    case ir::BoundaryMode::Clamped:
+    case ir::BoundaryMode::Extend: return "formac_clamp";
+    case ir::BoundaryMode::Mirror: return "formac_mirror";
+    case ir::BoundaryMode::Wrap: return "formac_wrap";
+    default: return nullptr;
+  }
+}
+
+// The index along one dimension of an ImageRead, before boundary resolution.
+std::string axisIndex(const Expr& e, size_t d, const ExprContext& ctx) {
+  const auto& ax = e.axes[d];
+  std::string q = ctx.q.at(static_cast<size_t>(e.firstDim) + d);
+  std::string t = ax.scale == 1 ? q : std::to_string(ax.scale) + " * " + q;
+  long long off = ax.offset;
+  if (d < e.origin.size()) {
+    long long c;
+    if (ir::isConst(e.origin[d], &c)) off += c;
+    else t += " + (" + ir::printSize(e.origin[d], ctx.params) + ")";
+  }
+  if (off > 0) t += " + " + std::to_string(off);
+  if (off < 0) t += " - " + std::to_string(-off);
+  return t;
+}
+
+std::string linearIndex(const std::vector<std::string>& idx, int producer, const ExprContext& ctx) {
+  std::string t = "(" + idx[0] + ")";
+  for (size_t d = 1; d < idx.size(); ++d)
+    t = "(" + t + " * " + ctx.extent(producer, static_cast<int>(d)) + " + (" + idx[d] + "))";
+  return t;
+}
+
+bool hasSymbolicOrigin(const Expr& e) {
+  for (const auto& o : e.origin)
+    if (!ir::isConst(o)) return true;
+  return false;
+}
+
+std::string inRange(const std::vector<std::string>& idx, int producer, const ExprContext& ctx) {
+  std::string t;
+  for (size_t d = 0; d < idx.size(); ++d)
+    t += (d ? " && " : "") + std::string("formac_in_range(") + idx[d] + ", " +
+         ctx.extent(producer, static_cast<int>(d)) + ")";
+  return t;
+}
+
+std::string fieldSuffix(const Expr& e, const ExprContext& ctx) {
+  if (e.field < 0) return "";
+  const auto& st = *ctx.pipeline->stages[static_cast<size_t>(e.producer)].type.structType;
+  return "." + st.fields[static_cast<size_t>(e.field)].name;
+}
+
+// The value a Constant-mode read yields outside, of the read's type.
+std::string constantValue(const Expr& e) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", e.constant);
+  std::string c = buf;
+  if (!e.type.isStruct()) return "(" + cType(e.type) + ")(" + c + ")";
+  std::string t = "((" + cType(e.type) + "){";
+  for (size_t i = 0; i < e.type.structType->fields.size(); ++i) t += (i ? ", " : "") + c;
+  return t + "})";
+}
+
+std::string printRead(const Expr& e, const ExprContext& ctx) {
+  std::string buf = ctx.buffer(e.producer);
+  std::vector<std::string> idx;
+  if (e.kind == Expr::IndexRead) {
+    for (const auto& a : e.args) idx.push_back(printCExpr(*a, ctx));
+  } else {
+    for (size_t d = 0; d < e.axes.size(); ++d) idx.push_back(axisIndex(e, d, ctx));
+  }
+  std::string field = fieldSuffix(e, ctx);
+  const char* fix = resolver(e.mode);
+  bool dynamic = e.kind == Expr::IndexRead || hasSymbolicOrigin(e);
+  if (fix && (ctx.checked || dynamic)) {
+    for (size_t d = 0; d < idx.size(); ++d)
+      idx[d] = std::string(fix) + "(" + idx[d] + ", " + ctx.extent(e.producer, static_cast<int>(d)) + ")";
+    return buf + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
+  }
+  bool guard = (e.mode == ir::BoundaryMode::Constant && (ctx.checked || dynamic)) ||
+               (e.mode == ir::BoundaryMode::None && dynamic);
+  if (guard) {
+    std::string outside = e.mode == ir::BoundaryMode::Constant
+                              ? constantValue(e)
+                              : (e.type.isStruct() ? "((" + cType(e.type) + "){0})"
+                                                   : "(" + cType(e.type) + ")0");
+    // A guarded read must not form an out-of-range address: index 0 stands in.
+    std::vector<std::string> safe;
+    std::string cond = inRange(idx, e.producer, ctx);
+    for (const auto& i : idx) safe.push_back(i);
+    return "(" + cond + " ? " + buf + "[" + linearIndex(safe, e.producer, ctx) + "]" + field +
+           " : " + outside + ")";
+  }
+  return buf + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
+}
+
+}  // namespace
+
+std::string cIdentifier(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  return out;
+}
+
+std::string cType(const Type& t) { return t.cName(); }
+
+std::string cLiteral(const Expr& e) {
+  if (!isFloating(e.type.scalar)) {
+    std::string v = std::to_string(e.intValue);
+    if (e.type.scalar != ScalarKind::Int) v = "(" + cType(e.type) + ")" + v;
+    return e.intValue < 0 ? "(" + v + ")" : v;
+  }
+  char buf[64];
+  if (e.type.scalar == ScalarKind::Float)
+    std::snprintf(buf, sizeof buf, "%.9g", e.floatValue);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", e.floatValue);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (e.type.scalar == ScalarKind::Float) s += "f";
+  return e.floatValue < 0 || std::signbit(e.floatValue) ? "(" + s + ")" : s;
+}
+
+std::string printCExpr(const Expr& e, const ExprContext& ctx) {
+  auto arg = [&](size_t i) { return printCExpr(*e.args[i], ctx); };
+  switch (e.kind) {
+    case Expr::Const: return cLiteral(e);
+    case Expr::ImageRead:
+    case Expr::IndexRead: return printRead(e, ctx);
+    case Expr::ScalarIn: return ctx.scalar(e.scalar);
+    case Expr::Local: return ctx.lets.at(static_cast<size_t>(e.local));
+    case Expr::Unary: return std::string(e.unOp == ir::UnOp::Neg ? "(-" : "(!") + arg(0) + ")";
+    case Expr::Binary: {
+      if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
+        return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
+               ", " + arg(1) + ")";
+      return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
+    }
+    case Expr::Select: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+    case Expr::Call: {
+      std::vector<std::string> a;
+      for (size_t i = 0; i < e.args.size(); ++i) a.push_back(arg(i));
+      return mathCall(e, a);
+    }
+    case Expr::Cast: return "((" + cType(e.type) + ")" + arg(0) + ")";
+    case Expr::Field:
+      return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
+    case Expr::MakeStruct: {
+      std::string t = "((" + cType(e.type) + "){";
+      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
+      return t + "})";
+    }
+  }
+  return "?";
+}
+
+std::string helperPrelude(const std::string& q) {
+  std::string s;
+  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset. */\n";
+  s += q + " int formac_in_range(long long i, long long n) { return i >= 0 && i < n; }\n";
+  s += q + " long long formac_clamp(long long i, long long n) {\n"
+           "  return i < 0 ? 0 : (i >= n ? n - 1 : i);\n}\n";
+  s += q + " long long formac_wrap(long long i, long long n) {\n"
+           "  long long m = i % n;\n  return m < 0 ? m + n : m;\n}\n";
+  s += q + " long long formac_mirror(long long i, long long n) {\n"
+           "  long long period, m;\n"
+           "  if (i >= 0 && i < n) return i;\n"
+           "  if (n == 1) return 0;\n"
+           "  period = 2 * (n - 1);\n"
+           "  m = i % period;\n"
+           "  if (m < 0) m += period;\n"
+           "  return m < n ? m : period - m;\n}\n";
+  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees). */\n";
+  s += q + " int formac_idiv(int a, int b) {\n"
+           "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";
+  s += q + " int formac_imod(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
+  s += q + " long long formac_floordiv(long long a, long long b) {\n"
+           "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
+  s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
+  s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
+  s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
+  const char* types[][2] = {{"i", "int"}, {"f", "float"}, {"d", "double"}};
+  for (auto& t : types) {
+    std::string suf = t[0], ty = t[1];
+    s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
+    s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
+    s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
+  }
+  s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
+  s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
+  return s;
+}
+
+std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
+  std::string s;
+  for (const auto& st : p.structs) {
+    if (st->builtinCuda && cuda) continue;  // CUDA defines float4 & co.
+    std::string guard = "FORMAC_STRUCT_" + st->name;
+    s += "#ifndef " + guard + "\n#define " + guard + "\n";
+    if (st->builtinCuda) {
+      s += "typedef struct {";
+      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
+      s += " } " + st->name + ";\n";
+    } else {
+      s += "struct " + st->name + " {";
+      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
+      s += " };\n";
+    }
+    s += "#endif\n";
+  }
+  return s;
+}
+
+}  // namespace formac::codegen

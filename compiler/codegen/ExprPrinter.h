@@ -1,0 +1,44 @@
+// Prints IR expressions as C (shared by the C/OpenMP and CUDA backends).
+//
+// A read prints as an index into its producer's buffer. Reads of the
+// "checked" flavour resolve out-of-range indices by the read's boundary mode
+// through the formac_* helpers of the generated prelude; "fast" reads index
+// directly and are only emitted where the caller proved every read in range.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+struct ExprContext {
+  const ir::Pipeline* pipeline = nullptr;
+  std::vector<std::string> q;       // C names of the lattice indices
+  std::vector<std::string> lets;    // C names of the body's Lets
+  std::vector<std::string> params;  // C names of the parameters (for symbolic sizes)
+  bool checked = true;              // border code: resolve boundary modes
+  // C expression for the extent of stage `id` along `dim`.
+  std::function<std::string(int id, int dim)> extent;
+  // C name of the buffer of stage `id`.
+  std::function<std::string(int id)> buffer;
+  // C name of scalar input `i`.
+  std::function<std::string(int i)> scalar;
+};
+
+std::string printCExpr(const ir::Expr& e, const ExprContext& ctx);
+std::string cLiteral(const ir::Expr& e);
+// The C spelling of a type ("float", "struct rgb").
+std::string cType(const Type& t);
+// The prelude of helpers generated code relies on (boundary resolution,
+// integer division, min/max). `qualifier` is "static inline" or
+// "static __host__ __device__ __forceinline__".
+std::string helperPrelude(const std::string& qualifier);
+// Struct definitions, each guarded so a header and a .c may both carry them.
+std::string structDefinitions(const ir::Pipeline& p, bool cuda);
+// A C identifier made from `name` (letters, digits, '_').
+std::string cIdentifier(const std::string& name);
+
+}  // namespace formac::codegen

@@ -1,0 +1,201 @@
+#include "codegen/LoopNest.h"
+
+#include "codegen/ExprPrinter.h"
+#include "ir/Edges.h"
+
+namespace formac::codegen {
+namespace {
+
+std::string sz(const LoopNestOptions& o, const ir::Size& s) { return ir::printSize(s, o.names->param); }
+
+std::string qName(size_t d) { return "q" + std::to_string(d); }
+
+bool isModeRead(const ir::Expr& e) {
+  if (e.kind != ir::Expr::ImageRead) return false;
+  if (e.mode == ir::BoundaryMode::None) return false;
+  for (const auto& org : e.origin)
+    if (!ir::isConst(org)) return false;
+  return true;
+}
+
+long long constOrigin(const ir::Expr& e, size_t d) {
+  long long c = 0;
+  if (d < e.origin.size()) ir::isConst(e.origin[d], &c);
+  return c;
+}
+
+}  // namespace
+
+std::string pieceFirstIndex(const LoopNestOptions& o, size_t d) {
+  const ir::PieceAxis& a = o.piece->axes[d];
+  std::string lo = sz(o, o.piece->validLo[d]);
+  long long start;
+  if (ir::isConst(a.start, &start) && start >= 0) return lo;
+  // p = start + step*q >= 0
+  return "formac_maxll(" + lo + ", formac_ceildiv(-(" + sz(o, a.start) + "), " +
+         std::to_string(a.step) + "))";
+}
+
+std::string pieceLastIndex(const LoopNestOptions& o, size_t d) {
+  const ir::PieceAxis& a = o.piece->axes[d];
+  std::string hi = sz(o, o.piece->validHi[d]);
+  int np = static_cast<int>(o.pipeline->params.size());
+  long long start;
+  bool trivial = ir::isConst(a.start, &start) && start == 0 && a.step == 1 &&
+                 ir::sameSize(a.count, o.stage->extent[d], np);
+  if (trivial) return hi;
+  // q < count and p = start + step*q < extent
+  return "formac_minll(formac_minll(" + hi + ", (" + sz(o, a.count) + ") - 1), formac_floordiv((" +
+         sz(o, o.stage->extent[d]) + ") - 1 - (" + sz(o, a.start) + "), " + std::to_string(a.step) +
+         "))";
+}
+
+std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) {
+  std::vector<std::string> out;
+  forEachExpr(o.piece->body, [&](const ir::Expr& e) {
+    if (!isModeRead(e) || d < static_cast<size_t>(e.firstDim)) return;
+    size_t ad = d - static_cast<size_t>(e.firstDim);
+    if (ad >= e.axes.size()) return;
+    long long a = e.axes[ad].offset + constOrigin(e, ad);
+    long long s = e.axes[ad].scale;
+    // s*q + a >= 0
+    std::string b = s == 1 ? std::to_string(-a)
+                           : "formac_ceildiv(" + std::to_string(-a) + ", " + std::to_string(s) + ")";
+    out.push_back(b);
+  });
+  return out;
+}
+
+std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) {
+  std::vector<std::string> out;
+  const ir::Pipeline& p = *o.pipeline;
+  forEachExpr(o.piece->body, [&](const ir::Expr& e) {
+    if (!isModeRead(e) || d < static_cast<size_t>(e.firstDim)) return;
+    size_t ad = d - static_cast<size_t>(e.firstDim);
+    if (ad >= e.axes.size()) return;
+    long long a = e.axes[ad].offset + constOrigin(e, ad);
+    long long s = e.axes[ad].scale;
+    std::string n = sz(o, p.stages[static_cast<size_t>(e.producer)].extent[ad]);
+    // s*q + a <= n - 1
+    std::string lim = "(" + n + ") - 1" + (a > 0 ? " - " + std::to_string(a) : a < 0 ? " + " + std::to_string(-a) : "");
+    out.push_back(s == 1 ? lim : "formac_floordiv(" + lim + ", " + std::to_string(s) + ")");
+  });
+  return out;
+}
+
+std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
+  const ir::Pipeline& p = *o.pipeline;
+  const ir::Piece& pc = *o.piece;
+  const ir::Stage& s = *o.stage;
+  ExprContext ctx;
+  ctx.pipeline = &p;
+  ctx.params = o.names->param;
+  for (size_t d = 0; d < pc.axes.size(); ++d) ctx.q.push_back(qName(d));
+  ctx.checked = checked;
+  ctx.extent = [&](int id, int dim) {
+    return "(" + sz(o, p.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(dim)]) + ")";
+  };
+  ctx.buffer = [&](int id) { return o.names->stage[static_cast<size_t>(id)]; };
+  ctx.scalar = [&](int i) { return o.names->scalar[static_cast<size_t>(i)]; };
+  std::string t;
+  for (size_t i = 0; i < pc.body.lets.size(); ++i) {
+    const ir::Let& l = pc.body.lets[i];
+    std::string name = "v_" + cIdentifier(l.name);
+    t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
+    ctx.lets.push_back(name);
+  }
+  // The store index: p = start + step*q per dimension, row-major.
+  std::string idx;
+  for (size_t d = 0; d < pc.axes.size(); ++d) {
+    const ir::PieceAxis& a = pc.axes[d];
+    long long start;
+    std::string pd = qName(d);
+    if (a.step != 1) pd = std::to_string(a.step) + " * " + pd;
+    if (!ir::isConst(a.start, &start)) pd = "(" + sz(o, a.start) + ") + " + pd;
+    else if (start > 0) pd += " + " + std::to_string(start);
+    else if (start < 0) pd += " - " + std::to_string(-start);
+    idx = d == 0 ? "(" + pd + ")" : "(" + idx + " * (" + sz(o, s.extent[d]) + ") + (" + pd + "))";
+  }
+  if (idx.empty()) idx = "0";
+  t += ind + o.names->stage[static_cast<size_t>(s.id)] + "[" + idx + "] = " +
+       printCExpr(*pc.body.result, ctx) + ";\n";
+  return t;
+}
+
+std::string emitPieceLoops(const LoopNestOptions& o) {
+  const ir::Piece& pc = *o.piece;
+  size_t rank = pc.axes.size();
+  std::string ind(static_cast<size_t>(2 * o.indent), ' ');
+  std::string t;
+  t += ind + "/* piece at line " + std::to_string(pc.loc.line) + " */\n" + ind + "{\n";
+  std::string in = ind + "  ";
+  bool anyMode = false;
+  forEachExpr(pc.body, [&](const ir::Expr& e) {
+    if (e.kind == ir::Expr::ImageRead && e.mode != ir::BoundaryMode::None) anyMode = true;
+  });
+  for (size_t d = 0; d < rank; ++d) {
+    t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";
+    t += in + "const long long hi" + std::to_string(d) + " = " + pieceLastIndex(o, d) + ";\n";
+    if (anyMode) {
+      std::string flo = "lo" + std::to_string(d), fhi = "hi" + std::to_string(d);
+      for (const auto& b : fastLowerBounds(o, d)) flo = "formac_maxll(" + flo + ", " + b + ")";
+      for (const auto& b : fastUpperBounds(o, d)) fhi = "formac_minll(" + fhi + ", " + b + ")";
+      t += in + "const long long fast_lo" + std::to_string(d) + " = " + flo + ";\n";
+      t += in + "const long long fast_hi" + std::to_string(d) + " = " + fhi + ";\n";
+    }
+  }
+  if (rank == 0) {
+    t += emitPointBody(o, true, in) + ind + "}\n";
+    return t;
+  }
+  std::string cur = in;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    if (d == 0 && o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    t += cur + "for (long long " + qName(d) + " = lo" + std::to_string(d) + "; " + qName(d) +
+         " <= hi" + std::to_string(d) + "; ++" + qName(d) + ") {\n";
+    cur += "  ";
+  }
+  size_t last = rank - 1;
+  std::string ql = qName(last), L = std::to_string(last);
+  if (!anyMode) {
+    if (rank == 1 && o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    t += cur + "for (long long " + ql + " = lo" + L + "; " + ql + " <= hi" + L + "; ++" + ql + ") {\n";
+    t += emitPointBody(o, false, cur + "  ");
+    t += cur + "}\n";
+  } else if (rank == 1) {
+    // One dimension: the border runs and the interior run, each its own loop.
+    std::string run = "for (long long " + ql + " = ";
+    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    t += cur + run + "lo0; " + ql + " <= formac_minll(hi0, fast_lo0 - 1); ++" + ql + ") {\n" +
+         emitPointBody(o, true, cur + "  ") + cur + "}\n";
+    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    t += cur + run + "formac_maxll(lo0, fast_lo0); " + ql + " <= fast_hi0; ++" + ql + ") {\n" +
+         emitPointBody(o, false, cur + "  ") + cur + "}\n";
+    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    t += cur + run + "formac_maxll(formac_maxll(lo0, fast_lo0), fast_hi0 + 1); " + ql +
+         " <= hi0; ++" + ql + ") {\n" + emitPointBody(o, true, cur + "  ") + cur + "}\n";
+  } else {
+    std::string interior;
+    for (size_t d = 0; d < last; ++d)
+      interior += (d ? " && " : "") + qName(d) + " >= fast_lo" + std::to_string(d) + " && " + qName(d) +
+                  " <= fast_hi" + std::to_string(d);
+    t += cur + "long long " + ql + " = lo" + L + ";\n";
+    t += cur + "if (" + interior + ") {\n";
+    t += cur + "  const long long border_end = formac_minll(fast_lo" + L + ", hi" + L + " + 1);\n";
+    t += cur + "  for (; " + ql + " < border_end; ++" + ql + ") {\n" +
+         emitPointBody(o, true, cur + "    ") + cur + "  }\n";
+    t += cur + "  for (; " + ql + " <= fast_hi" + L + "; ++" + ql + ") {\n" +
+         emitPointBody(o, false, cur + "    ") + cur + "  }\n";
+    t += cur + "}\n";
+    t += cur + "for (; " + ql + " <= hi" + L + "; ++" + ql + ") {\n" +
+         emitPointBody(o, true, cur + "  ") + cur + "}\n";
+  }
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    cur.resize(cur.size() - 2);
+    t += cur + "}\n";
+  }
+  t += ind + "}\n";
+  return t;
+}
+
+}  // namespace formac::codegen

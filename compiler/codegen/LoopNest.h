@@ -1,0 +1,42 @@
+// Emits the loop nest of one stage piece as C statements (used by the C
+// backend; the CUDA backend emits the same body per thread).
+//
+// The nest covers the piece's lattice indices q inside its valid box and the
+// stage's extent. Along the innermost dimension it splits into a check-free
+// run (where every boundary-mode read is in range, seed 002's interior tile
+// class) and checked runs at both ends; outer dimensions choose between the
+// two per row.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+struct LoopNestOptions {
+  const ir::Pipeline* pipeline = nullptr;
+  const ir::Stage* stage = nullptr;
+  const ir::Piece* piece = nullptr;
+  const Names* names = nullptr;
+  bool openmp = true;
+  int indent = 1;
+};
+
+std::string emitPieceLoops(const LoopNestOptions& o);
+
+// Pieces below share these with other backends.
+// C expressions for the first and last q computed along dimension d.
+std::string pieceFirstIndex(const LoopNestOptions& o, size_t d);
+std::string pieceLastIndex(const LoopNestOptions& o, size_t d);
+// C expressions bounding where every boundary-mode read is in range along d
+// (empty when no read constrains d).
+std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d);
+std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d);
+// The statements computing one point at lattice index (q0, q1, ...): lets,
+// then the store into the stage buffer.
+std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& indent);
+
+}  // namespace formac::codegen

@@ -1,0 +1,417 @@
+#include "eval/Evaluator.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+namespace formac::eval {
+namespace {
+
+using ir::BinOp;
+using ir::Expr;
+using ir::MathFn;
+
+// A value of any C type the IR uses. Integers are kept in `i` (already
+// truncated to their type), floating values in `f` (floats are exactly
+// representable as float).
+struct Val {
+  ScalarKind kind = ScalarKind::Int;
+  int64_t i = 0;
+  double f = 0.0;
+  std::vector<Val> fields;  // struct
+};
+
+int64_t truncateTo(ScalarKind k, int64_t v) {
+  switch (k) {
+    case ScalarKind::Int8: return static_cast<unsigned char>(v);
+    case ScalarKind::Int16: return static_cast<short>(v);
+    case ScalarKind::Int: return static_cast<int32_t>(static_cast<uint32_t>(v));
+    default: return v;
+  }
+}
+
+Val makeInt(ScalarKind k, int64_t v) {
+  Val r;
+  r.kind = k;
+  r.i = truncateTo(k, v);
+  return r;
+}
+Val makeFloat(ScalarKind k, double v) {
+  Val r;
+  r.kind = k;
+  r.f = k == ScalarKind::Float ? static_cast<double>(static_cast<float>(v)) : v;
+  return r;
+}
+
+// C conversion of a scalar value.
+Val convertVal(const Val& v, ScalarKind to) {
+  bool fromFloat = isFloating(v.kind);
+  if (isFloating(to)) {
+    if (!fromFloat) return makeFloat(to, static_cast<double>(v.i));
+    if (to == ScalarKind::Float) return makeFloat(to, static_cast<double>(static_cast<float>(v.f)));
+    return makeFloat(to, v.f);
+  }
+  if (!fromFloat) return makeInt(to, v.i);
+  // Floating -> integer as C does it on this machine.
+  switch (to) {
+    case ScalarKind::Int8:
+      return makeInt(to, v.kind == ScalarKind::Float
+                             ? static_cast<unsigned char>(static_cast<float>(v.f))
+                             : static_cast<unsigned char>(v.f));
+    case ScalarKind::Int16:
+      return makeInt(to, v.kind == ScalarKind::Float ? static_cast<short>(static_cast<float>(v.f))
+                                                     : static_cast<short>(v.f));
+    default:
+      return makeInt(to, v.kind == ScalarKind::Float ? static_cast<int>(static_cast<float>(v.f))
+                                                     : static_cast<int>(v.f));
+  }
+}
+
+bool truthy(const Val& v) { return isFloating(v.kind) ? v.f != 0.0 : v.i != 0; }
+
+template <typename T>
+T as(const Val& v) {
+  return isFloating(v.kind) ? static_cast<T>(v.f) : static_cast<T>(v.i);
+}
+
+Val arith(BinOp op, const Val& a, const Val& b, ScalarKind k) {
+  if (k == ScalarKind::Float) {
+    float x = as<float>(a), y = as<float>(b);
+    switch (op) {
+      case BinOp::Add: return makeFloat(k, x + y);
+      case BinOp::Sub: return makeFloat(k, x - y);
+      case BinOp::Mul: return makeFloat(k, x * y);
+      case BinOp::Div: return makeFloat(k, x / y);
+      default: break;
+    }
+  } else if (k == ScalarKind::Double) {
+    double x = as<double>(a), y = as<double>(b);
+    switch (op) {
+      case BinOp::Add: return makeFloat(k, x + y);
+      case BinOp::Sub: return makeFloat(k, x - y);
+      case BinOp::Mul: return makeFloat(k, x * y);
+      case BinOp::Div: return makeFloat(k, x / y);
+      default: break;
+    }
+  } else {
+    int64_t x = a.i, y = b.i;
+    switch (op) {
+      case BinOp::Add: return makeInt(k, x + y);
+      case BinOp::Sub: return makeInt(k, x - y);
+      case BinOp::Mul:
+        return makeInt(k, static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)));
+      case BinOp::Div: return makeInt(k, (y == 0 || (y == -1 && x == INT32_MIN)) ? (y == 0 ? 0 : x) : x / y);
+      case BinOp::Mod: return makeInt(k, (y == 0 || y == -1) ? 0 : x % y);
+      default: break;
+    }
+  }
+  throw InternalError("bad arithmetic operator");
+}
+
+Val compare(BinOp op, const Val& a, const Val& b) {
+  bool r = false;
+  if (isFloating(a.kind)) {
+    double x = a.f, y = b.f;  // both already of the common type
+    switch (op) {
+      case BinOp::Lt: r = x < y; break;
+      case BinOp::Gt: r = x > y; break;
+      case BinOp::Le: r = x <= y; break;
+      case BinOp::Ge: r = x >= y; break;
+      case BinOp::Eq: r = x == y; break;
+      default: r = x != y; break;
+    }
+  } else {
+    int64_t x = a.i, y = b.i;
+    switch (op) {
+      case BinOp::Lt: r = x < y; break;
+      case BinOp::Gt: r = x > y; break;
+      case BinOp::Le: r = x <= y; break;
+      case BinOp::Ge: r = x >= y; break;
+      case BinOp::Eq: r = x == y; break;
+      default: r = x != y; break;
+    }
+  }
+  return makeInt(ScalarKind::Int, r);
+}
+
+template <typename T>
+T callMath(MathFn fn, T x, T y) {
+  switch (fn) {
+    case MathFn::Sqrt: return std::sqrt(x);
+    case MathFn::Exp: return std::exp(x);
+    case MathFn::Log: return std::log(x);
+    case MathFn::Pow: return std::pow(x, y);
+    case MathFn::Sin: return std::sin(x);
+    case MathFn::Cos: return std::cos(x);
+    case MathFn::Tan: return std::tan(x);
+    case MathFn::Atan: return std::atan(x);
+    case MathFn::Atan2: return std::atan2(x, y);
+    case MathFn::Fabs:
+    case MathFn::Abs: return std::fabs(x);
+    case MathFn::Absd: return x > y ? x - y : y - x;
+    case MathFn::Min: return x < y ? x : y;
+    case MathFn::Max: return x > y ? x : y;
+    case MathFn::Floor: return std::floor(x);
+    case MathFn::Ceil: return std::ceil(x);
+    case MathFn::Round: return std::round(x);
+  }
+  return x;
+}
+
+Val mathCall(MathFn fn, const std::vector<Val>& a, ScalarKind k) {
+  Val y = a.size() > 1 ? a[1] : a[0];
+  if (k == ScalarKind::Float) return makeFloat(k, callMath<float>(fn, as<float>(a[0]), as<float>(y)));
+  if (k == ScalarKind::Double) return makeFloat(k, callMath<double>(fn, as<double>(a[0]), as<double>(y)));
+  int64_t x = a[0].i, z = y.i;
+  switch (fn) {
+    case MathFn::Abs:
+    case MathFn::Fabs: return makeInt(k, x < 0 ? -x : x);
+    case MathFn::Absd: return makeInt(k, x > z ? x - z : z - x);
+    case MathFn::Min: return makeInt(k, x < z ? x : z);
+    case MathFn::Max: return makeInt(k, x > z ? x : z);
+    default: break;
+  }
+  throw InternalError("integer call of a floating function");
+}
+
+Val loadScalar(const unsigned char* p, ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Int8: return makeInt(k, *p);
+    case ScalarKind::Int16: { short v; std::memcpy(&v, p, 2); return makeInt(k, v); }
+    case ScalarKind::Int: { int32_t v; std::memcpy(&v, p, 4); return makeInt(k, v); }
+    case ScalarKind::Float: { float v; std::memcpy(&v, p, 4); return makeFloat(k, v); }
+    case ScalarKind::Double: { double v; std::memcpy(&v, p, 8); return makeFloat(k, v); }
+  }
+  return Val{};
+}
+
+void storeScalar(unsigned char* p, const Val& v) {
+  switch (v.kind) {
+    case ScalarKind::Int8: *p = static_cast<unsigned char>(v.i); break;
+    case ScalarKind::Int16: { short x = static_cast<short>(v.i); std::memcpy(p, &x, 2); break; }
+    case ScalarKind::Int: { int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Float: { float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Double: std::memcpy(p, &v.f, 8); break;
+  }
+}
+
+Val load(const unsigned char* p, const Type& t) {
+  if (!t.isStruct()) return loadScalar(p, t.scalar);
+  Val v;
+  for (size_t f = 0; f < t.structType->fields.size(); ++f)
+    v.fields.push_back(loadScalar(p + fieldOffset(*t.structType, static_cast<int>(f)),
+                                  t.structType->fields[f].type));
+  return v;
+}
+
+void store(unsigned char* p, const Type& t, const Val& v) {
+  if (!t.isStruct()) return storeScalar(p, v);
+  for (size_t f = 0; f < t.structType->fields.size(); ++f)
+    storeScalar(p + fieldOffset(*t.structType, static_cast<int>(f)), v.fields[f]);
+}
+
+Val zeroOf(const Type& t) {
+  if (!t.isStruct()) return isFloating(t.scalar) ? makeFloat(t.scalar, 0) : makeInt(t.scalar, 0);
+  Val v;
+  for (const auto& f : t.structType->fields) v.fields.push_back(zeroOf(Type::of(f.type)));
+  return v;
+}
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Pipeline& p, const Inputs& in) : p_(p), in_(in) {}
+
+  std::vector<Buffer> run() {
+    buffers_.resize(p_.stages.size());
+    size_t nextInput = 0;
+    for (const auto& s : p_.stages) {
+      Buffer& b = buffers_[static_cast<size_t>(s.id)];
+      b.type = s.type;
+      for (const auto& e : s.extent) {
+        long long n = ir::evalSize(e, in_.params);
+        if (n < 0)
+          throw UserError("the extent of '" + s.name + "' is negative (" + std::to_string(n) +
+                          ") for these parameter values");
+        b.extent.push_back(n);
+      }
+      size_t bytes = b.elementCount() * typeSize(s.type);
+      if (s.kind == ir::Stage::Input) {
+        FORMAC_INTERNAL_CHECK(nextInput < in_.images.size(), "missing input image");
+        const unsigned char* src = in_.images[nextInput++];
+        b.bytes.assign(src, src + bytes);
+      } else {
+        b.bytes.assign(bytes, 0);
+        for (const auto& pc : s.pieces) runPiece(s, pc, b);
+      }
+    }
+    std::vector<Buffer> out;
+    for (int o : p_.outputs) out.push_back(buffers_[static_cast<size_t>(o)]);
+    return out;
+  }
+
+ private:
+  void runPiece(const ir::Stage& s, const ir::Piece& pc, Buffer& b) {
+    size_t rank = pc.axes.size();
+    std::vector<long long> start(rank), count(rank), lo(rank), hi(rank), q(rank, 0);
+    for (size_t d = 0; d < rank; ++d) {
+      start[d] = ir::evalSize(pc.axes[d].start, in_.params);
+      count[d] = ir::evalSize(pc.axes[d].count, in_.params);
+      lo[d] = ir::evalSize(pc.validLo[d], in_.params);
+      hi[d] = ir::evalSize(pc.validHi[d], in_.params);
+      if (count[d] <= 0) return;
+    }
+    size_t elem = typeSize(s.type);
+    for (;;) {
+      bool inside = true;
+      size_t linear = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        long long pd = start[d] + pc.axes[d].step * q[d];
+        if (pd < 0 || pd >= b.extent[d] || q[d] < lo[d] || q[d] > hi[d]) inside = false;
+        linear = linear * static_cast<size_t>(b.extent[d]) + static_cast<size_t>(pd);
+      }
+      if (inside) {
+        q_ = &q;
+        lets_.clear();
+        for (const auto& l : pc.body.lets) lets_.push_back(eval(*l.value));
+        store(b.bytes.data() + linear * elem, s.type, eval(*pc.body.result));
+      }
+      size_t d = rank;
+      while (d > 0) {
+        --d;
+        if (++q[d] < count[d]) break;
+        q[d] = 0;
+        if (d == 0) return;
+      }
+      if (rank == 0) return;
+    }
+  }
+
+  Val readAt(int producer, const std::vector<long long>& idx, ir::BoundaryMode mode,
+             double constant, const Type& type, int field) {
+    const Buffer& src = buffers_[static_cast<size_t>(producer)];
+    size_t linear = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      long long n = src.extent[d];
+      long long i = idx[d];
+      if (i < 0 || i >= n) {
+        i = resolveIndex(i, n, mode);
+        if (i < 0) {
+          if (mode == ir::BoundaryMode::Constant)
+            return convertVal(makeFloat(ScalarKind::Double, constant), type.scalar);
+          return zeroOf(type);
+        }
+      }
+      linear = linear * static_cast<size_t>(n) + static_cast<size_t>(i);
+    }
+    const unsigned char* at = src.bytes.data() + linear * typeSize(src.type);
+    if (field >= 0) return loadScalar(at + fieldOffset(*src.type.structType, field), type.scalar);
+    return load(at, src.type);
+  }
+
+  Val eval(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Const:
+        return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, e.floatValue)
+                                         : makeInt(e.type.scalar, e.intValue);
+      case Expr::ImageRead: {
+        std::vector<long long> idx;
+        for (size_t d = 0; d < e.axes.size(); ++d) {
+          long long o = d < e.origin.size() ? ir::evalSize(e.origin[d], in_.params) : 0;
+          idx.push_back(e.axes[d].scale * (*q_)[static_cast<size_t>(e.firstDim) + d] + e.axes[d].offset + o);
+        }
+        return readAt(e.producer, idx, e.mode, e.constant, e.type, e.field);
+      }
+      case Expr::IndexRead: {
+        std::vector<long long> idx;
+        for (const auto& a : e.args) idx.push_back(eval(*a).i);
+        return readAt(e.producer, idx, e.mode, e.constant, e.type, -1);
+      }
+      case Expr::ScalarIn: {
+        double v = in_.scalars.at(static_cast<size_t>(e.scalar));
+        return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, v)
+                                         : makeInt(e.type.scalar, static_cast<int64_t>(v));
+      }
+      case Expr::Local: return lets_.at(static_cast<size_t>(e.local));
+      case Expr::Unary: {
+        Val a = eval(*e.args[0]);
+        if (e.unOp == ir::UnOp::Not) return makeInt(ScalarKind::Int, !truthy(a));
+        return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, -a.f)
+                                         : makeInt(e.type.scalar, -a.i);
+      }
+      case Expr::Binary: {
+        Val a = eval(*e.args[0]);
+        Val b = eval(*e.args[1]);
+        switch (e.binOp) {
+          case BinOp::And: return makeInt(ScalarKind::Int, truthy(a) && truthy(b));
+          case BinOp::Or: return makeInt(ScalarKind::Int, truthy(a) || truthy(b));
+          case BinOp::Lt: case BinOp::Gt: case BinOp::Le: case BinOp::Ge: case BinOp::Eq:
+          case BinOp::Ne: return compare(e.binOp, a, b);
+          default: return arith(e.binOp, a, b, e.type.scalar);
+        }
+      }
+      case Expr::Select: {
+        Val c = eval(*e.args[0]);
+        Val a = eval(*e.args[1]);
+        Val b = eval(*e.args[2]);
+        return truthy(c) ? a : b;
+      }
+      case Expr::Call: {
+        std::vector<Val> args;
+        for (const auto& a : e.args) args.push_back(eval(*a));
+        return mathCall(e.fn, args, e.type.scalar);
+      }
+      case Expr::Cast: {
+        Val a = eval(*e.args[0]);
+        return convertVal(a, e.type.scalar);
+      }
+      case Expr::Field: return eval(*e.args[0]).fields.at(static_cast<size_t>(e.field));
+      case Expr::MakeStruct: {
+        Val v;
+        for (const auto& a : e.args) v.fields.push_back(eval(*a));
+        return v;
+      }
+    }
+    throw InternalError("unhandled expression in the evaluator");
+  }
+
+  const ir::Pipeline& p_;
+  const Inputs& in_;
+  std::vector<Buffer> buffers_;
+  const std::vector<long long>* q_ = nullptr;
+  std::vector<Val> lets_;
+};
+
+}  // namespace
+
+size_t Buffer::elementCount() const {
+  size_t n = 1;
+  for (long long e : extent) n *= static_cast<size_t>(e);
+  return n;
+}
+
+long long resolveIndex(long long i, long long n, ir::BoundaryMode mode) {
+  if (i >= 0 && i < n) return i;
+  if (n <= 0) return -1;
+  switch (mode) {
+    case ir::BoundaryMode::Clamped:
+    case ir::BoundaryMode::Extend: return i < 0 ? 0 : n - 1;
+    case ir::BoundaryMode::Mirror: {
+      if (n == 1) return 0;
+      long long period = 2 * (n - 1);
+      long long m = i % period;
+      if (m < 0) m += period;
+      return m < n ? m : period - m;
+    }
+    case ir::BoundaryMode::Wrap: {
+      long long m = i % n;
+      return m < 0 ? m + n : m;
+    }
+    default: return -1;
+  }
+}
+
+std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in) {
+  return Interpreter(p, in).run();
+}
+
+}  // namespace formac::eval

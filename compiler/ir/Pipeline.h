@@ -1,0 +1,161 @@
+// The pipeline IR: a producer-consumer DAG of stages, the input of every pass
+// and backend.
+//
+// Semantics (the evaluator in compiler/eval implements exactly this):
+//  * A Stage is an image: an element type and an extent (one Size per
+//    dimension, row-major, the last dimension contiguous). Input stages are
+//    caller buffers. Every other stage is defined by Pieces.
+//  * Every point of a computed stage starts as 0 (all fields 0 for structs).
+//    Each Piece then defines the points of a lattice: along dimension d the
+//    points p = start[d] + step[d]*q for q in [0, count[d]) that lie inside
+//    the stage's extent. Pieces apply in order; a later one overwrites.
+//  * At lattice index q, the piece's body runs: its Lets in order, then its
+//    result. Inside the body, an ImageRead of producer P with axis (a, s) and
+//    origin o reads P at index s*q[f+d] + a + o[d] along each dimension d (o is
+//    a Size, empty meaning 0; f is the read's firstDim, non-zero only when a
+//    lower-rank image is placed into a higher-rank one).
+//  * A piece computes only the lattice indices q inside its valid box
+//    [validLo, validHi] (inclusive, per dimension); elsewhere the stage keeps
+//    its previous value (0). Sema derives the box from the reads that have no
+//    boundary mode, as Forma does (LANGUAGE.md §5), so such reads stay inside
+//    their producers there.
+//  * An out-of-range read resolves by the read's boundary mode: Clamped /
+//    Extend replicate the edge, Mirror reflects without repeating the edge
+//    (-1 -> 1, n -> n-2, repeatedly until inside; n == 1 reads 0), Wrap takes
+//    the index mod n, Constant reads the constant. A None-mode read that is
+//    still out of range (an absolute index, a sub-domain beyond its image)
+//    reads 0.
+//  * Expressions follow C: the types recorded on each node are the C types,
+//    arithmetic is done in those types, in the order of the tree.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Size.h"
+#include "ir/Types.h"
+#include "parse/AST.h"
+#include "support/Diagnostics.h"
+
+namespace formac::ir {
+
+using ast::BoundaryMode;
+
+struct ReadAxis {
+  int offset = 0;
+  int scale = 1;
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+enum class UnOp { Neg, Not };
+enum class BinOp { Add, Sub, Mul, Div, Mod, Pow, Lt, Gt, Le, Ge, Eq, Ne, And, Or };
+const char* binOpSpelling(BinOp op);  // C spelling; Pow prints as a call
+
+// The built-in math functions (LANGUAGE.md §3).
+enum class MathFn { Sqrt, Exp, Log, Pow, Sin, Cos, Tan, Atan, Atan2, Fabs, Abs, Absd, Min, Max,
+                    Floor, Ceil, Round };
+const char* mathFnName(MathFn f);
+
+struct Expr {
+  enum Kind {
+    Const,      // a literal of `type` (intValue or floatValue)
+    ImageRead,  // producer stage at (axes), boundary mode; `field` >= 0 reads one struct field
+    IndexRead,  // producer stage at absolute indices args[d] (int), boundary mode
+    ScalarIn,   // a scalar input of the pipeline (Pipeline::scalars[scalar])
+    Local,      // the value of Let `local` of the enclosing body
+    Unary,
+    Binary,
+    Select,     // args[0] ? args[1] : args[2]
+    Call,       // math function
+    Cast,       // conversion of args[0] to `type`
+    Field,      // field `field` of struct-valued args[0]
+    MakeStruct, // struct `type` from args (one per field, already converted)
+  } kind = Const;
+  Type type;
+  long long intValue = 0;
+  double floatValue = 0.0;
+  int producer = -1;  // ImageRead / IndexRead: stage id
+  std::vector<ReadAxis> axes;
+  std::vector<Size> origin;  // ImageRead: symbolic shift per dimension (empty: none)
+  int firstDim = 0;          // ImageRead: axis d uses lattice index q[firstDim + d]
+  BoundaryMode mode = BoundaryMode::None;
+  double constant = 0.0;  // BoundaryMode::Constant value
+  int field = -1;
+  int scalar = -1;
+  int local = -1;
+  UnOp unOp = UnOp::Neg;
+  BinOp binOp = BinOp::Add;
+  MathFn fn = MathFn::Sqrt;
+  std::vector<ExprPtr> args;
+};
+
+// `t = e;` of a stencil body; every assignment is its own Let (SSA), already
+// converted to the local's declared type.
+struct Let {
+  std::string name;  // source name (t, t_1 for a reassignment)
+  Type type;
+  ExprPtr value;
+};
+
+struct Body {
+  std::vector<Let> lets;
+  ExprPtr result;
+};
+
+struct PieceAxis {
+  Size start;    // first point
+  int step = 1;  // distance between points
+  Size count;    // number of points
+};
+
+struct Piece {
+  std::vector<PieceAxis> axes;  // p = start + step*q, q in [0, count), per dimension
+  std::vector<Size> validLo, validHi;  // the q computed, per dimension (inclusive)
+  Body body;
+  SourceLoc loc;
+};
+
+struct Stage {
+  int id = -1;
+  std::string name;  // the image name, or a generated one (_t3)
+  enum Kind { Input, Computed } kind = Computed;
+  Type type;
+  std::vector<Size> extent;
+  std::vector<Piece> pieces;
+  SourceLoc loc;       // the statement that defines it
+  std::string origin;  // what it computes, for comments: "blurx(input)"
+  int rank() const { return static_cast<int>(extent.size()); }
+};
+
+struct Param {
+  std::string name;
+  bool hasDefault = false;
+  long long defaultValue = 0;
+};
+
+struct ScalarInput {
+  std::string name;
+  ScalarKind type;
+};
+
+// An argument of the generated entry point, in order.
+struct EntryArg {
+  enum Kind { Image, Scalar } kind;
+  int index;  // stage id for Image, index into scalars for Scalar
+};
+
+struct Pipeline {
+  std::string name;
+  std::vector<std::shared_ptr<StructType>> structs;  // owns the struct types
+  std::vector<Param> params;
+  std::vector<ScalarInput> scalars;
+  std::vector<Stage> stages;  // topological order: producers before consumers
+  std::vector<EntryArg> inputs;  // declaration order
+  std::vector<int> outputs;      // stage ids returned
+  std::vector<std::string> paramNames() const;
+};
+
+}  // namespace formac::ir

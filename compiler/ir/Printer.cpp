@@ -1,0 +1,143 @@
+#include "ir/Printer.h"
+
+#include <sstream>
+
+#include "ir/Edges.h"
+
+namespace formac::ir {
+namespace {
+
+std::string number(const Expr& e) {
+  if (!isFloating(e.type.scalar)) return std::to_string(e.intValue);
+  std::ostringstream os;
+  os.precision(17);
+  os << e.floatValue;
+  std::string s = os.str();
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s + (e.type.scalar == ScalarKind::Float ? "f" : "");
+}
+
+std::string extentText(const Pipeline& p, const std::vector<Size>& ext) {
+  std::string t = "[";
+  auto names = p.paramNames();
+  for (size_t d = 0; d < ext.size(); ++d) t += (d ? ", " : "") + printSize(ext[d], names);
+  return t + "]";
+}
+
+}  // namespace
+
+std::string printExpr(const Pipeline& p, const Expr& e) {
+  auto arg = [&](size_t i) { return printExpr(p, *e.args[i]); };
+  switch (e.kind) {
+    case Expr::Const: return number(e);
+    case Expr::ImageRead: {
+      std::string t = p.stages[static_cast<size_t>(e.producer)].name + "@[";
+      auto names = p.paramNames();
+      for (size_t d = 0; d < e.axes.size(); ++d) {
+        t += d ? "," : "";
+        std::string off = std::to_string(e.axes[d].offset);
+        if (d < e.origin.size() && !isConst(e.origin[d]))
+          off = printSize(e.origin[d], names) + (e.axes[d].offset ? "+" + off : "");
+        else if (d < e.origin.size())
+          off = std::to_string(e.axes[d].offset + e.origin[d]->value);
+        t += e.axes[d].scale == 1 ? off : "(" + off + "," + std::to_string(e.axes[d].scale) + ")";
+      }
+      t += "]";
+      if (e.mode != BoundaryMode::None) t += std::string(":") + ast::boundaryName(e.mode);
+      if (e.mode == BoundaryMode::Constant) {
+        std::ostringstream os;
+        os << "(" << e.constant << ")";
+        t += os.str();
+      }
+      if (e.field >= 0)
+        t += "." + e.type.name() + ":" +
+             p.stages[static_cast<size_t>(e.producer)].type.structType->fields[static_cast<size_t>(e.field)].name;
+      return t;
+    }
+    case Expr::IndexRead: {
+      std::string t = p.stages[static_cast<size_t>(e.producer)].name + "[";
+      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? "," : "") + arg(i);
+      return t + "]";
+    }
+    case Expr::ScalarIn: return p.scalars[static_cast<size_t>(e.scalar)].name;
+    case Expr::Local: return "%" + std::to_string(e.local);
+    case Expr::Unary: return std::string(e.unOp == UnOp::Neg ? "-" : "!") + "(" + arg(0) + ")";
+    case Expr::Binary: return "(" + arg(0) + " " + binOpSpelling(e.binOp) + " " + arg(1) + ")";
+    case Expr::Select: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+    case Expr::Call: {
+      std::string t = std::string(mathFnName(e.fn)) + "<" + e.type.name() + ">(";
+      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
+      return t + ")";
+    }
+    case Expr::Cast: return "cast<" + e.type.name() + ">(" + arg(0) + ")";
+    case Expr::Field:
+      return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
+    case Expr::MakeStruct: {
+      std::string t = "struct " + e.type.name() + "(";
+      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
+      return t + ")";
+    }
+  }
+  return "?";
+}
+
+std::string printPipeline(const Pipeline& p) {
+  std::ostringstream os;
+  auto names = p.paramNames();
+  os << "pipeline " << p.name << "\n";
+  for (const auto& prm : p.params) {
+    os << "param " << prm.name;
+    if (prm.hasDefault) os << " = " << prm.defaultValue;
+    os << "\n";
+  }
+  for (const auto& s : p.scalars) os << "scalar " << scalarName(s.type) << " " << s.name << "\n";
+  for (const auto& s : p.stages) {
+    os << "stage " << s.id << " " << s.name << " : " << s.type.name() << extentText(p, s.extent);
+    if (s.kind == Stage::Input) {
+      os << " input\n";
+      continue;
+    }
+    os << "  // " << s.origin << " (line " << s.loc.line << ")\n";
+    for (const auto& pc : s.pieces) {
+      os << "  piece";
+      for (const auto& a : pc.axes)
+        os << " [" << printSize(a.start, names) << " + " << a.step << "*q, "
+           << printSize(a.count, names) << " points]";
+      os << "\n";
+      for (size_t i = 0; i < pc.body.lets.size(); ++i)
+        os << "    %" << i << " " << pc.body.lets[i].name << " : " << pc.body.lets[i].type.name()
+           << " = " << printExpr(p, *pc.body.lets[i].value) << "\n";
+      os << "    result = " << printExpr(p, *pc.body.result) << "\n";
+    }
+  }
+  for (const auto& e : collectEdges(p)) {
+    os << "edge " << p.stages[static_cast<size_t>(e.producer)].name << " -> "
+       << p.stages[static_cast<size_t>(e.consumer)].name << " hull";
+    for (size_t d = 0; d < e.minOffset.size(); ++d)
+      os << " [" << e.minOffset[d] << "," << e.maxOffset[d] << "]";
+    os << " " << ast::boundaryName(e.mode) << (e.sampled ? " sampled" : "") << "\n";
+  }
+  os << "return";
+  for (int o : p.outputs) os << " " << p.stages[static_cast<size_t>(o)].name;
+  os << "\n";
+  return os.str();
+}
+
+std::string printDot(const Pipeline& p) {
+  std::ostringstream os;
+  os << "digraph \"" << p.name << "\" {\n  rankdir=TB;\n";
+  for (const auto& s : p.stages)
+    os << "  s" << s.id << " [label=\"" << s.name << "\\n" << s.type.name() << "\""
+       << (s.kind == Stage::Input ? ", shape=box" : "") << "];\n";
+  for (const auto& e : collectEdges(p)) {
+    os << "  s" << e.producer << " -> s" << e.consumer << " [label=\"";
+    for (size_t d = 0; d < e.minOffset.size(); ++d)
+      os << (d ? "," : "") << e.minOffset[d] << ".." << e.maxOffset[d];
+    if (e.mode != BoundaryMode::None) os << " " << ast::boundaryName(e.mode);
+    os << "\"];\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace formac::ir

@@ -1,0 +1,15 @@
+// A stable text form of the pipeline IR (`formac --emit=dag`) and a Graphviz
+// form (`--emit=dot`). Golden tests compare these.
+#pragma once
+
+#include <string>
+
+#include "ir/Pipeline.h"
+
+namespace formac::ir {
+
+std::string printPipeline(const Pipeline& p);
+std::string printDot(const Pipeline& p);
+std::string printExpr(const Pipeline& p, const Expr& e);
+
+}  // namespace formac::ir

@@ -1,0 +1,150 @@
+#include "ir/Size.h"
+
+#include <algorithm>
+
+namespace formac::ir {
+namespace {
+
+Size make(SizeNode::Kind k, Size a, Size b, long long v = 0) {
+  auto n = std::make_shared<SizeNode>();
+  n->kind = k;
+  n->lhs = std::move(a);
+  n->rhs = std::move(b);
+  n->value = v;
+  return n;
+}
+
+long long floorDiv(long long a, long long b) {
+  long long q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int precedence(SizeNode::Kind k) {
+  switch (k) {
+    case SizeNode::Add: case SizeNode::Sub: return 1;
+    case SizeNode::Mul: case SizeNode::Div: return 2;
+    default: return 3;
+  }
+}
+
+}  // namespace
+
+Size sizeConst(long long v) {
+  auto n = std::make_shared<SizeNode>();
+  n->kind = SizeNode::Const;
+  n->value = v;
+  return n;
+}
+
+Size sizeParam(int index) {
+  auto n = std::make_shared<SizeNode>();
+  n->kind = SizeNode::Param;
+  n->param = index;
+  return n;
+}
+
+bool isConst(const Size& s, long long* value) {
+  if (s->kind != SizeNode::Const) return false;
+  if (value) *value = s->value;
+  return true;
+}
+
+Size sizeAdd(Size a, Size b) {
+  long long x, y;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x + y);
+  if (isConst(b, &y) && y == 0) return a;
+  if (isConst(a, &x) && x == 0) return b;
+  if (isConst(b, &y) && y < 0) return make(SizeNode::Sub, a, sizeConst(-y));
+  // (x - c1) + c2 folds the constants
+  if (isConst(b, &y) && a->kind == SizeNode::Sub && isConst(a->rhs, &x))
+    return sizeAdd(a->lhs, sizeConst(y - x));
+  if (isConst(b, &y) && a->kind == SizeNode::Add && isConst(a->rhs, &x))
+    return sizeAdd(a->lhs, sizeConst(x + y));
+  return make(SizeNode::Add, a, b);
+}
+
+Size sizeSub(Size a, Size b) {
+  long long x, y;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x - y);
+  if (isConst(b, &y)) return sizeAdd(a, sizeConst(-y)) ;
+  return make(SizeNode::Sub, a, b);
+}
+
+Size sizeMul(Size a, Size b) {
+  long long x, y;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x * y);
+  if (isConst(b, &y) && y == 1) return a;
+  if (isConst(a, &x) && x == 1) return b;
+  return make(SizeNode::Mul, a, b);
+}
+
+Size sizeDiv(Size a, long long d) {
+  long long x;
+  if (d == 1) return a;
+  if (isConst(a, &x)) return sizeConst(floorDiv(x, d));
+  return make(SizeNode::Div, a, sizeConst(d));
+}
+
+Size sizeMax(Size a, Size b) {
+  long long x, y;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(std::max(x, y));
+  return make(SizeNode::Max, a, b);
+}
+
+Size sizeMin(Size a, Size b) {
+  long long x, y;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(std::min(x, y));
+  return make(SizeNode::Min, a, b);
+}
+
+long long evalSize(const Size& s, const std::vector<long long>& params) {
+  switch (s->kind) {
+    case SizeNode::Const: return s->value;
+    case SizeNode::Param: return params.at(static_cast<size_t>(s->param));
+    case SizeNode::Add: return evalSize(s->lhs, params) + evalSize(s->rhs, params);
+    case SizeNode::Sub: return evalSize(s->lhs, params) - evalSize(s->rhs, params);
+    case SizeNode::Mul: return evalSize(s->lhs, params) * evalSize(s->rhs, params);
+    case SizeNode::Div: return floorDiv(evalSize(s->lhs, params), evalSize(s->rhs, params));
+    case SizeNode::Max: return std::max(evalSize(s->lhs, params), evalSize(s->rhs, params));
+    case SizeNode::Min: return std::min(evalSize(s->lhs, params), evalSize(s->rhs, params));
+  }
+  return 0;
+}
+
+std::string printSize(const Size& s, const std::vector<std::string>& names) {
+  auto sub = [&](const Size& c, bool rightOfNonCommutative) {
+    std::string t = printSize(c, names);
+    int pc = precedence(c->kind), ps = precedence(s->kind);
+    if (pc < ps || (rightOfNonCommutative && pc == ps)) return "(" + t + ")";
+    return t;
+  };
+  switch (s->kind) {
+    case SizeNode::Const: return std::to_string(s->value);
+    case SizeNode::Param: return names.at(static_cast<size_t>(s->param));
+    case SizeNode::Add: return sub(s->lhs, false) + " + " + sub(s->rhs, false);
+    case SizeNode::Sub: return sub(s->lhs, false) + " - " + sub(s->rhs, true);
+    case SizeNode::Mul: return sub(s->lhs, false) + " * " + sub(s->rhs, false);
+    case SizeNode::Div: return sub(s->lhs, false) + " / " + sub(s->rhs, true);
+    case SizeNode::Max:
+      return "FORMAC_MAX(" + printSize(s->lhs, names) + ", " + printSize(s->rhs, names) + ")";
+    case SizeNode::Min:
+      return "FORMAC_MIN(" + printSize(s->lhs, names) + ", " + printSize(s->rhs, names) + ")";
+  }
+  return "?";
+}
+
+bool sameSize(const Size& a, const Size& b, int paramCount) {
+  // Sizes are small integer polynomials with floor division; agreeing on a
+  // spread of parameter values (including non-multiples of small divisors)
+  // is taken as equality.
+  static const long long samples[] = {1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099};
+  for (int trial = 0; trial < 11; ++trial) {
+    std::vector<long long> p(static_cast<size_t>(paramCount));
+    for (int i = 0; i < paramCount; ++i) p[static_cast<size_t>(i)] = samples[(trial + 3 * i) % 11];
+    if (evalSize(a, p) != evalSize(b, p)) return false;
+  }
+  return true;
+}
+
+}  // namespace formac::ir

@@ -1,0 +1,39 @@
+// Symbolic sizes: integer expressions over the program's parameters
+// (`M-2`, `N/2`, `2*M+1`). Extents, sub-domain bounds and scatter extents are
+// Sizes; backends print them as C and the evaluator computes them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace formac::ir {
+
+struct SizeNode;
+using Size = std::shared_ptr<const SizeNode>;
+
+struct SizeNode {
+  enum Kind { Const, Param, Add, Sub, Mul, Div, Max, Min } kind = Const;
+  long long value = 0;  // Const
+  int param = -1;       // Param: index into Pipeline::params
+  Size lhs, rhs;        // binary; Div is C division of non-negative values (floor)
+};
+
+Size sizeConst(long long v);
+Size sizeParam(int index);
+// These fold constants and identities (x+0, x*1, x/1).
+Size sizeAdd(Size a, Size b);
+Size sizeSub(Size a, Size b);
+Size sizeMul(Size a, Size b);
+Size sizeDiv(Size a, long long divisor);
+Size sizeMax(Size a, Size b);
+Size sizeMin(Size a, Size b);
+
+bool isConst(const Size& s, long long* value = nullptr);
+long long evalSize(const Size& s, const std::vector<long long>& params);
+// Prints with parameter names, fully parenthesised where needed: "M - 2", "(N + 1) / 2".
+std::string printSize(const Size& s, const std::vector<std::string>& paramNames);
+// Equal for all parameter values (tested structurally, then on sample values).
+bool sameSize(const Size& a, const Size& b, int paramCount);
+
+}  // namespace formac::ir

@@ -1,0 +1,101 @@
+#include "ir/Types.h"
+
+#include <algorithm>
+
+namespace formac {
+
+const char* scalarName(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Int8: return "int8";
+    case ScalarKind::Int16: return "int16";
+    case ScalarKind::Int: return "int";
+    case ScalarKind::Float: return "float";
+    case ScalarKind::Double: return "double";
+  }
+  return "?";
+}
+
+const char* scalarCType(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Int8: return "unsigned char";
+    case ScalarKind::Int16: return "short";
+    case ScalarKind::Int: return "int";
+    case ScalarKind::Float: return "float";
+    case ScalarKind::Double: return "double";
+  }
+  return "?";
+}
+
+bool isFloating(ScalarKind k) { return k == ScalarKind::Float || k == ScalarKind::Double; }
+
+int scalarSize(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Int8: return 1;
+    case ScalarKind::Int16: return 2;
+    case ScalarKind::Int: return 4;
+    case ScalarKind::Float: return 4;
+    case ScalarKind::Double: return 8;
+  }
+  return 0;
+}
+
+ScalarKind promote(ScalarKind k) {
+  return (k == ScalarKind::Int8 || k == ScalarKind::Int16) ? ScalarKind::Int : k;
+}
+
+ScalarKind arithmeticResult(ScalarKind a, ScalarKind b) {
+  if (a == ScalarKind::Double || b == ScalarKind::Double) return ScalarKind::Double;
+  if (a == ScalarKind::Float || b == ScalarKind::Float) return ScalarKind::Float;
+  return ScalarKind::Int;
+}
+
+int StructType::fieldIndex(const std::string& field) const {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == field) return static_cast<int>(i);
+  return -1;
+}
+
+std::string Type::name() const { return structType ? structType->name : scalarName(scalar); }
+
+std::string Type::cName() const {
+  if (!structType) return scalarCType(scalar);
+  return structType->builtinCuda ? structType->name : "struct " + structType->name;
+}
+
+}  // namespace formac
+
+namespace formac {
+
+size_t typeAlign(const Type& t) {
+  if (!t.isStruct()) return static_cast<size_t>(scalarSize(t.scalar));
+  size_t a = 1;
+  for (const auto& f : t.structType->fields) a = std::max(a, static_cast<size_t>(scalarSize(f.type)));
+  // CUDA's vector types are aligned to their whole size (float4: 16 bytes).
+  if (t.structType->builtinCuda) {
+    size_t n = t.structType->fields.size() * a;
+    if (n == 2 || n == 4 || n == 8 || n == 16) a = n;
+  }
+  return a;
+}
+
+size_t fieldOffset(const StructType& s, int field) {
+  size_t off = 0;
+  for (int i = 0; i <= field; ++i) {
+    size_t sz = static_cast<size_t>(scalarSize(s.fields[static_cast<size_t>(i)].type));
+    off = (off + sz - 1) / sz * sz;
+    if (i == field) return off;
+    off += sz;
+  }
+  return off;
+}
+
+size_t typeSize(const Type& t) {
+  if (!t.isStruct()) return static_cast<size_t>(scalarSize(t.scalar));
+  const StructType& s = *t.structType;
+  size_t end = fieldOffset(s, static_cast<int>(s.fields.size()) - 1) +
+               static_cast<size_t>(scalarSize(s.fields.back().type));
+  size_t a = typeAlign(t);
+  return (end + a - 1) / a * a;
+}
+
+}  // namespace formac

@@ -1,0 +1,62 @@
+// Element types shared by the front end, the IR and the backends.
+//
+// Forma's basic types map to C as: int8 = unsigned char, int16 = short,
+// int = int, float, double. Arithmetic follows C's usual conversions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace formac {
+
+enum class ScalarKind { Int8, Int16, Int, Float, Double };
+
+const char* scalarName(ScalarKind k);   // Forma spelling: "int8"
+const char* scalarCType(ScalarKind k);  // C spelling: "unsigned char"
+bool isFloating(ScalarKind k);
+int scalarSize(ScalarKind k);  // bytes
+
+// C's usual arithmetic conversions: int8/int16 promote to int.
+ScalarKind promote(ScalarKind k);
+ScalarKind arithmeticResult(ScalarKind a, ScalarKind b);
+
+struct StructField {
+  std::string name;
+  ScalarKind type;
+};
+
+// A user struct (`struct rgb { float r; float g; float b; }`) or a CUDA
+// built-in vector type declared with `struct float4;`.
+struct StructType {
+  std::string name;
+  std::vector<StructField> fields;
+  bool builtinCuda = false;  // float4 etc: fields x,y,z,w
+  int fieldIndex(const std::string& field) const;  // -1 if absent
+};
+
+// The element type of an image or the type of an expression.
+struct Type {
+  ScalarKind scalar = ScalarKind::Int;
+  const StructType* structType = nullptr;  // non-null: a struct value
+
+  static Type of(ScalarKind k) { return Type{k, nullptr}; }
+  static Type ofStruct(const StructType* s) { return Type{ScalarKind::Int, s}; }
+  bool isStruct() const { return structType != nullptr; }
+  bool operator==(const Type& o) const {
+    return structType == o.structType && (structType || scalar == o.scalar);
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+  std::string name() const;   // Forma spelling
+  std::string cName() const;  // C spelling ("struct rgb" / "float4")
+};
+
+}  // namespace formac
+
+namespace formac {
+// C layout of a struct with natural alignment (what gcc and nvcc use for the
+// struct definitions we generate).
+size_t fieldOffset(const StructType& s, int field);
+size_t typeSize(const Type& t);
+size_t typeAlign(const Type& t);
+}  // namespace formac

@@ -1,0 +1,73 @@
+#include "ir/Verifier.h"
+
+#include "ir/Edges.h"
+
+namespace formac::ir {
+namespace {
+
+void check(bool cond, const Stage& s, const std::string& what) {
+  if (!cond) throw InternalError("IR verifier: stage " + std::to_string(s.id) + " '" + s.name + "': " + what);
+}
+
+void verifyExpr(const Pipeline& p, const Stage& s, const Expr& e, size_t letsDefined, int pieceRank) {
+  switch (e.kind) {
+    case Expr::ImageRead: {
+      check(e.producer >= 0 && e.producer < s.id, s, "reads a stage that is not an earlier one");
+      const Stage& src = p.stages[static_cast<size_t>(e.producer)];
+      check(static_cast<int>(e.axes.size()) == src.rank(), s, "read rank differs from its producer's");
+      check(e.firstDim + src.rank() <= pieceRank, s, "read uses more lattice dimensions than the piece has");
+      for (const auto& a : e.axes) check(a.scale > 0, s, "non-positive read scale");
+      if (e.field < 0) check(e.type == src.type, s, "read type differs from the producer's");
+      break;
+    }
+    case Expr::IndexRead: {
+      check(e.producer >= 0 && e.producer < s.id, s, "indexes a stage that is not an earlier one");
+      check(static_cast<int>(e.args.size()) == p.stages[static_cast<size_t>(e.producer)].rank(), s,
+            "index count differs from the producer's rank");
+      break;
+    }
+    case Expr::Local:
+      check(e.local >= 0 && static_cast<size_t>(e.local) < letsDefined, s, "local used before it is defined");
+      break;
+    case Expr::ScalarIn:
+      check(e.scalar >= 0 && static_cast<size_t>(e.scalar) < p.scalars.size(), s, "unknown scalar input");
+      break;
+    case Expr::Binary:
+      check(e.args.size() == 2, s, "binary operator without two operands");
+      break;
+    case Expr::Select:
+      check(e.args.size() == 3 && e.args[1]->type == e.type && e.args[2]->type == e.type, s,
+            "select branches do not have the select's type");
+      break;
+    default: break;
+  }
+  for (const auto& a : e.args) verifyExpr(p, s, *a, letsDefined, pieceRank);
+}
+
+}  // namespace
+
+void verify(const Pipeline& p) {
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const Stage& s = p.stages[i];
+    check(s.id == static_cast<int>(i), s, "id does not match its position");
+    if (s.kind == Stage::Input) {
+      check(s.pieces.empty(), s, "an input has pieces");
+      continue;
+    }
+    for (const auto& pc : s.pieces) {
+      check(pc.axes.size() == s.extent.size(), s, "piece rank differs from the stage's");
+      check(pc.validLo.size() == pc.axes.size() && pc.validHi.size() == pc.axes.size(), s,
+            "piece valid box has the wrong rank");
+      for (const auto& a : pc.axes) check(a.step > 0 && a.start && a.count, s, "malformed piece axis");
+      for (size_t l = 0; l < pc.body.lets.size(); ++l)
+        verifyExpr(p, s, *pc.body.lets[l].value, l, s.rank());
+      check(pc.body.result != nullptr, s, "piece without a result");
+      verifyExpr(p, s, *pc.body.result, pc.body.lets.size(), s.rank());
+      check(pc.body.result->type == s.type, s, "piece result type differs from the stage type");
+    }
+  }
+  for (int o : p.outputs)
+    if (o < 0 || static_cast<size_t>(o) >= p.stages.size()) throw InternalError("IR verifier: bad output");
+}
+
+}  // namespace formac::ir

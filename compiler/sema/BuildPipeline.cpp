@@ -1,0 +1,829 @@
+// Sema's driver: walks the program's declarations and statements, creating
+// one ir::Stage per image definition (see Sema.h).
+#include <functional>
+#include <map>
+#include <set>
+
+#include "sema/ExprBuilder.h"
+#include "sema/Sema.h"
+#include "sema/StencilBody.h"
+
+namespace formac {
+namespace {
+
+using ir::Size;
+using ir::Stage;
+
+// What a name stands for in a scope.
+struct Value {
+  enum Kind { Image, Scalar } kind = Image;
+  int stage = -1;
+  ast::Boundary boundary;  // a vector function's image argument may carry one
+  ir::ExprPtr scalar;      // a scalar input or literal
+  SourceLoc defined;
+};
+
+struct Scope {
+  std::map<std::string, Value> names;
+  std::map<std::string, long long> iterators;
+  std::string prefix;  // for stage names made inside a vector function
+};
+
+class PipelineBuilder {
+ public:
+  PipelineBuilder(const ast::Program& prog, Warnings& w) : prog_(prog), warnings_(w) {}
+
+  ir::Pipeline run(const std::string& name) {
+    p_.name = name;
+    declareStructs();
+    declareFunctions();
+    declareParams();
+    Scope global;
+    declareInputs(global);
+    for (const auto& s : prog_.stmts) statement(*s, global);
+    if (prog_.results.empty()) userError(prog_.returnLoc, "'return' needs an image");
+    for (const auto& r : prog_.results) {
+      Value v = vexpr(*r, global);
+      if (v.kind != Value::Image)
+        userError(r->loc, "the program must return an image, not a scalar");
+      p_.outputs.push_back(v.stage);
+    }
+    warnUnused(global);
+    return std::move(p_);
+  }
+
+ private:
+  // ------------------------------------------------------------ declarations
+  void declareStructs() {
+    for (const auto& s : prog_.structs) {
+      if (structs_.count(s.name))
+        userError(s.loc, "struct '" + s.name + "' is already defined");
+      auto st = std::make_shared<StructType>();
+      st->name = s.name;
+      st->builtinCuda = s.builtinCuda;
+      if (s.builtinCuda) {
+        // CUDA's vector types: float4 / int2 ... fields x, y, z, w.
+        static const std::map<std::string, ScalarKind> bases = {
+            {"float", ScalarKind::Float}, {"double", ScalarKind::Double},
+            {"int", ScalarKind::Int}, {"short", ScalarKind::Int16}, {"uchar", ScalarKind::Int8}};
+        bool ok = false;
+        for (const auto& [base, kind] : bases) {
+          if (s.name.size() == base.size() + 1 && s.name.compare(0, base.size(), base) == 0) {
+            int n = s.name.back() - '0';
+            if (n >= 1 && n <= 4) {
+              const char* names[] = {"x", "y", "z", "w"};
+              for (int i = 0; i < n; ++i) st->fields.push_back({names[i], kind});
+              ok = true;
+            }
+          }
+        }
+        if (!ok)
+          userError(s.loc, "'struct " + s.name + ";' must name a CUDA vector type such as "
+                           "float4, int2 or uchar4");
+      } else {
+        std::set<std::string> seen;
+        for (const auto& f : s.fields)
+          if (!seen.insert(f.name).second)
+            userError(s.loc, "struct '" + s.name + "' has two fields named '" + f.name + "'");
+        st->fields = s.fields;
+      }
+      structs_[s.name] = st.get();
+      p_.structs.push_back(st);
+    }
+  }
+
+  Type resolveType(const ast::TypeName& t) {
+    if (t.basic) return Type::of(*t.basic);
+    auto it = structs_.find(t.structName);
+    if (it == structs_.end()) userError(t.loc, "unknown type '" + t.structName + "'");
+    return Type::ofStruct(it->second);
+  }
+
+  void declareFunctions() {
+    for (const auto& s : prog_.stencils) {
+      if (stencils_.count(s.name) || vectorFns_.count(s.name))
+        userError(s.loc, "function '" + s.name + "' is already defined");
+      std::set<std::string> seen;
+      for (const auto& prm : s.params) {
+        if (!seen.insert(prm.name).second)
+          userError(prm.loc, "stencil '" + s.name + "' has two parameters named '" + prm.name + "'");
+        resolveType(prm.type);
+      }
+      stencils_[s.name] = &s;
+    }
+    for (const auto& f : prog_.vectorFns) {
+      if (stencils_.count(f.name) || vectorFns_.count(f.name))
+        userError(f.loc, "function '" + f.name + "' is already defined");
+      vectorFns_[f.name] = &f;
+    }
+  }
+
+  void declareParams() {
+    for (const auto& prm : prog_.params) {
+      if (paramIndex_.count(prm.name))
+        userError(prm.loc, "parameter '" + prm.name + "' is already declared");
+      paramIndex_[prm.name] = static_cast<int>(p_.params.size());
+      p_.params.push_back(ir::Param{prm.name, prm.defaultValue.has_value(),
+                                    prm.defaultValue.value_or(0)});
+    }
+  }
+
+  Size size(const ast::SizeExpr& e) {
+    switch (e.kind) {
+      case ast::SizeExpr::Int: return ir::sizeConst(e.value);
+      case ast::SizeExpr::Param: {
+        auto it = paramIndex_.find(e.name);
+        if (it == paramIndex_.end())
+          userError(e.loc, "unknown parameter '" + e.name + "' (declare it with 'parameter " +
+                               e.name + ";')");
+        return ir::sizeParam(it->second);
+      }
+      case ast::SizeExpr::Add: return ir::sizeAdd(size(*e.lhs), size(*e.rhs));
+      case ast::SizeExpr::Sub: return ir::sizeSub(size(*e.lhs), size(*e.rhs));
+      case ast::SizeExpr::Mul: return ir::sizeMul(size(*e.lhs), size(*e.rhs));
+      case ast::SizeExpr::Div: return ir::sizeDiv(size(*e.lhs), e.value);
+    }
+    throw InternalError("unhandled size kind");
+  }
+
+  void declareInputs(Scope& global) {
+    for (const auto& in : prog_.inputs) {
+      if (global.names.count(in.name))
+        userError(in.loc, "'" + in.name + "' is already declared");
+      Value v;
+      v.defined = in.loc;
+      if (in.rank == 0) {
+        v.kind = Value::Scalar;
+        auto e = std::make_shared<ir::Expr>();
+        e->kind = ir::Expr::ScalarIn;
+        e->type = Type::of(*in.type.basic);
+        e->scalar = static_cast<int>(p_.scalars.size());
+        v.scalar = e;
+        p_.inputs.push_back({ir::EntryArg::Scalar, e->scalar});
+        p_.scalars.push_back({in.name, *in.type.basic});
+      } else {
+        if (static_cast<int>(in.extent.size()) != in.rank)
+          userError(in.loc, "'" + in.name + "' is declared vector#" + std::to_string(in.rank) +
+                                " but its extent has " + std::to_string(in.extent.size()) +
+                                " sizes");
+        Stage s;
+        s.kind = Stage::Input;
+        s.name = in.name;
+        s.type = resolveType(in.type);
+        for (const auto& e : in.extent) s.extent.push_back(size(*e));
+        s.loc = in.loc;
+        s.origin = "input";
+        v.stage = addStage(std::move(s));
+        p_.inputs.push_back({ir::EntryArg::Image, v.stage});
+      }
+      global.names[in.name] = v;
+    }
+  }
+
+  int addStage(Stage s) {
+    s.id = static_cast<int>(p_.stages.size());
+    p_.stages.push_back(std::move(s));
+    return p_.stages.back().id;
+  }
+  const Stage& stage(int id) const { return p_.stages[static_cast<size_t>(id)]; }
+
+  // ------------------------------------------------------------ statements
+  std::string indexedKey(const std::string& name, const ast::IndexedName& idx, const Scope& sc,
+                         const SourceLoc& loc) {
+    if (!idx.present) return name;
+    long long v = idx.delta;
+    if (!idx.iterator.empty()) {
+      auto it = sc.iterators.find(idx.iterator);
+      if (it == sc.iterators.end())
+        userError(loc, "'" + idx.iterator + "' in '" + name + "<" + idx.iterator +
+                           ">' is not a loop iterator");
+      v += it->second;
+    }
+    return name + "<" + std::to_string(v) + ">";
+  }
+
+  void define(Scope& sc, const std::string& key, Value v, const SourceLoc& loc) {
+    auto it = sc.names.find(key);
+    if (it != sc.names.end())
+      userError(loc, "'" + key + "' is already defined (at line " +
+                         std::to_string(it->second.defined.line) +
+                         "); an image is assigned once");
+    v.defined = loc;
+    sc.names[key] = v;
+    if (v.kind == Value::Image) {
+      Stage& s = p_.stages[static_cast<size_t>(v.stage)];
+      if (s.kind == Stage::Computed && s.name.rfind("_t", 0) == 0) s.name = sanitize(sc.prefix + key);
+    }
+  }
+
+  static std::string sanitize(const std::string& key) {
+    std::string out;
+    for (char c : key) out += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
+  }
+
+  void statement(const ast::Stmt& s, Scope& sc) {
+    if (s.kind == ast::Stmt::For) {
+      long long step = s.from <= s.to ? 1 : -1;
+      for (long long i = s.from;; i += step) {
+        sc.iterators[s.iterator] = i;
+        for (const auto& b : s.body) statement(*b, sc);
+        if (i == s.to) break;
+      }
+      sc.iterators.erase(s.iterator);
+      return;
+    }
+    if (s.kind == ast::Stmt::DoWhile)
+      userError(s.loc, "'do ... while' loops are not supported yet");
+    std::string key = indexedKey(s.target, s.targetIndex, sc, s.loc);
+    Value v = vexpr(*s.value, sc);
+    if (s.hasDomain || s.hasOffsets) {
+      if (v.kind != Value::Image) userError(s.value->loc, "only an image can be placed");
+      v.stage = s.hasDomain ? placeSubDomain(s, v.stage) : scatter(s, v.stage);
+    }
+    define(sc, key, v, s.loc);
+  }
+
+  // `out[a.., b..] = e;`: e(0,0) lands at out(a,b); out's extent is n+a per
+  // dimension; the rest is 0. An upper bound, when written, cuts e off there.
+  // Extra leading axes (`out[1..,3..,5..] = e2d;`) add dimensions of extent
+  // a+1 in which e sits at index a.
+  int placeSubDomain(const ast::Stmt& s, int src) {
+    const Stage& e = stage(src);
+    if (static_cast<int>(s.domain.axes.size()) < e.rank())
+      userError(s.domain.loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) +
+                                  " but the placement gives only " +
+                                  std::to_string(s.domain.axes.size()) + " axes");
+    size_t extra = s.domain.axes.size() - static_cast<size_t>(e.rank());
+    std::vector<Size> extent;
+    ir::Piece piece;
+    piece.loc = s.loc;
+    for (size_t d = 0; d < extra; ++d) {
+      const ast::Range& r = s.domain.axes[d];
+      if (r.isRange && r.hi)
+        userError(r.loc, "a leading placement axis takes a single position ('a..' or 'a')");
+      Size lo = r.lo ? size(*r.lo) : ir::sizeConst(0);
+      piece.axes.push_back(ir::PieceAxis{lo, 1, ir::sizeConst(1)});
+      extent.push_back(ir::sizeAdd(lo, ir::sizeConst(1)));
+    }
+    ast::Domain rest;
+    rest.loc = s.domain.loc;
+    for (size_t d = extra; d < s.domain.axes.size(); ++d) {
+      ast::Range r;
+      r.loc = s.domain.axes[d].loc;
+      r.isRange = s.domain.axes[d].isRange;
+      if (s.domain.axes[d].lo) r.lo = std::make_unique<ast::SizeExpr>(cloneSize(*s.domain.axes[d].lo));
+      if (s.domain.axes[d].hi) r.hi = std::make_unique<ast::SizeExpr>(cloneSize(*s.domain.axes[d].hi));
+      rest.axes.push_back(std::move(r));
+    }
+    placementAxes(rest, e, piece, extent);
+    Stage out = newStage(e.type, extent, s.loc, "placement of " + e.name);
+    setFullValidBox(piece);
+    auto read = std::make_shared<ir::Expr>(*plainRead(src, zeroAxes(e.rank()), {}));
+    read->firstDim = static_cast<int>(extra);
+    piece.body.result = read;
+    out.pieces.push_back(std::move(piece));
+    return addStage(std::move(out));
+  }
+
+  static ast::SizeExpr cloneSize(const ast::SizeExpr& e) {
+    ast::SizeExpr c;
+    c.kind = e.kind;
+    c.loc = e.loc;
+    c.value = e.value;
+    c.name = e.name;
+    if (e.lhs) c.lhs = std::make_unique<ast::SizeExpr>(cloneSize(*e.lhs));
+    if (e.rhs) c.rhs = std::make_unique<ast::SizeExpr>(cloneSize(*e.rhs));
+    return c;
+  }
+
+  // The lattice of `[a.., b..hi] = e` and the extent it needs.
+  void placementAxes(const ast::Domain& dom, const Stage& e, ir::Piece& piece,
+                     std::vector<Size>& extent) {
+    for (size_t d = 0; d < dom.axes.size(); ++d) {
+      const ast::Range& r = dom.axes[d];
+      Size lo = r.lo ? size(*r.lo) : ir::sizeConst(0);
+      Size count = e.extent[d];
+      if (!r.isRange || r.hi) {
+        Size hi = r.isRange ? size(*r.hi) : lo;
+        count = ir::sizeMin(count, countOf(lo, hi));
+      }
+      piece.axes.push_back(ir::PieceAxis{lo, 1, count});
+      extent.push_back(ir::sizeAdd(e.extent[d], lo));
+    }
+  }
+
+  // `out@[(a,s), ...] = e;`: out(s*q + a) = e(q); out's extent is s*n per
+  // dimension (offsets do not grow it); points that fall outside are dropped.
+  int scatter(const ast::Stmt& s, int src) {
+    const Stage& e = stage(src);
+    checkAxes(s.offsets.size(), e, s.loc);
+    std::vector<Size> extent;
+    ir::Piece piece;
+    piece.loc = s.loc;
+    for (size_t d = 0; d < s.offsets.size(); ++d) {
+      const auto& o = s.offsets[d];
+      extent.push_back(ir::sizeMul(e.extent[d], ir::sizeConst(o.scale)));
+      piece.axes.push_back(ir::PieceAxis{ir::sizeConst(o.offset), o.scale, e.extent[d]});
+    }
+    setFullValidBox(piece);
+    Stage out = newStage(e.type, extent, s.loc, "scatter of " + e.name);
+    piece.body.result = plainRead(src, zeroAxes(e.rank()), {});
+    out.pieces.push_back(std::move(piece));
+    return addStage(std::move(out));
+  }
+
+  static Size countOf(const Size& lo, const Size& hi) {
+    return ir::sizeAdd(ir::sizeSub(hi, lo), ir::sizeConst(1));
+  }
+
+  void checkAxes(size_t given, const Stage& e, const SourceLoc& loc) {
+    if (static_cast<int>(given) != e.rank())
+      userError(loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) + " but " +
+                         std::to_string(given) + " axes are given");
+  }
+
+  std::pair<Size, Size> rangeBounds(const ast::Range& r, const Size& n) {
+    Size lo = r.lo ? size(*r.lo) : ir::sizeConst(0);
+    Size hi = r.isRange ? (r.hi ? size(*r.hi) : ir::sizeSub(n, ir::sizeConst(1))) : lo;
+    return {lo, hi};
+  }
+
+  Stage newStage(Type t, std::vector<Size> extent, const SourceLoc& loc, std::string origin) {
+    Stage s;
+    s.name = "_t" + std::to_string(p_.stages.size());
+    s.type = t;
+    s.extent = std::move(extent);
+    s.loc = loc;
+    s.origin = std::move(origin);
+    return s;
+  }
+
+  ir::ExprPtr plainRead(int src, std::vector<ir::ReadAxis> axes, std::vector<Size> origin) {
+    auto e = std::make_shared<ir::Expr>();
+    e->kind = ir::Expr::ImageRead;
+    e->type = stage(src).type;
+    e->producer = src;
+    e->axes = std::move(axes);
+    e->origin = std::move(origin);
+    used_.insert(src);
+    return e;
+  }
+
+  // ------------------------------------------------------------ vector expressions
+  Value imageValue(int stageId) {
+    Value v;
+    v.stage = stageId;
+    return v;
+  }
+
+  Value vexpr(const ast::VExpr& e, Scope& sc) {
+    switch (e.kind) {
+      case ast::VExpr::Ref: {
+        std::string key = indexedKey(e.name, e.index, sc, e.loc);
+        auto it = sc.names.find(key);
+        if (it == sc.names.end()) {
+          if (stencils_.count(e.name) || vectorFns_.count(e.name))
+            userError(e.loc, "'" + e.name + "' is a function; call it with '" + e.name + "(...)'");
+          userError(e.loc, "unknown image '" + key + "'");
+        }
+        if (it->second.kind == Value::Image) used_.insert(it->second.stage);
+        return it->second;
+      }
+      case ast::VExpr::Call: return callValue(e, sc);
+      case ast::VExpr::MakeStruct: return makeStructImage(e, sc);
+      case ast::VExpr::Field: return fieldImage(e, sc);
+      case ast::VExpr::SubDomain: return subDomainImage(e, sc);
+      case ast::VExpr::Sample: return sampleImage(e, sc);
+      case ast::VExpr::Compose: return composeImage(e, sc);
+    }
+    throw InternalError("unhandled vector expression kind");
+  }
+
+  int imageOf(const ast::VExpr& e, Scope& sc) {
+    Value v = vexpr(e, sc);
+    if (v.kind != Value::Image) userError(e.loc, "expected an image here, found a scalar");
+    return v.stage;
+  }
+
+  Value callValue(const ast::VExpr& e, Scope& sc) {
+    auto st = stencils_.find(e.name);
+    if (st != stencils_.end()) {
+      usedFns_.insert(e.name);
+      return imageValue(applyStencil(*st->second, e, sc));
+    }
+    auto vf = vectorFns_.find(e.name);
+    if (vf != vectorFns_.end()) {
+      usedFns_.insert(e.name);
+      return inlineVectorFn(*vf->second, e, sc);
+    }
+    userError(e.loc, "unknown function '" + e.name + "'");
+  }
+
+  // A stencil application: one stage, one piece covering the extent.
+  int applyStencil(const ast::StencilDef& def, const ast::VExpr& call, Scope& sc) {
+    if (call.args.size() != def.params.size())
+      userError(call.loc, "stencil '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                              " argument" + (def.params.size() == 1 ? "" : "s") + ", " +
+                              std::to_string(call.args.size()) + " given");
+    std::map<std::string, sema::StencilBinding> bindings;
+    int firstImage = -1;
+    std::string argList;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const ast::StencilParam& prm = def.params[i];
+      const ast::CallArg& arg = call.args[i];
+      sema::StencilBinding b;
+      Type declared = resolveType(prm.type);
+      std::string argText;
+      if (prm.rank == 0) {
+        if (arg.literal) {
+          bool isInt = arg.literal->kind == ast::Expr::IntLit;
+          double v = isInt ? static_cast<double>(arg.literal->intValue) : arg.literal->floatValue;
+          b.scalar = sema::constOf(v, isInt, declared.scalar);
+        } else {
+          Value v = vexpr(*arg.value, sc);
+          if (v.kind != Value::Scalar)
+            userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
+                                   "' is a scalar, but an image is given");
+          b.scalar = sema::convert(v.scalar, declared);
+        }
+        argText = "scalar";
+      } else {
+        if (arg.literal)
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
+                                 "' is an image (vector#" + std::to_string(prm.rank) +
+                                 "), but a number is given");
+        Value v = vexpr(*arg.value, sc);
+        if (v.kind != Value::Image)
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
+                                 "' is an image, but the scalar is given");
+        const Stage& img = stage(v.stage);
+        if (img.rank() != prm.rank)
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
+                                 std::to_string(prm.rank) + " but '" + img.name + "' is vector#" +
+                                 std::to_string(img.rank()));
+        if (img.type.isStruct() != declared.isStruct() ||
+            (img.type.isStruct() && img.type != declared))
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' has type '" +
+                                 declared.name() + "' but '" + img.name + "' has type '" +
+                                 img.type.name() + "'");
+            if (firstImage < 0) firstImage = v.stage;
+        b.isImage = true;
+        b.stage = v.stage;
+        b.rank = prm.rank;
+        b.elemType = img.type;
+        b.boundary = arg.boundary.mode != ast::BoundaryMode::None ? arg.boundary : v.boundary;
+        argText = img.name;
+        if (b.boundary.mode != ast::BoundaryMode::None)
+          argText += std::string(":") + ast::boundaryName(b.boundary.mode);
+      }
+      argList += (i ? ", " : "") + argText;
+      bindings[prm.name] = b;
+    }
+    sema::LoweredStencil lowered =
+        sema::lowerStencilBody(def, bindings, structs_, stage(firstImage).rank());
+    // The output extent: each image argument read at offsets, down-sampled by
+    // its read scale; all must agree. Directly indexed images do not count.
+    std::vector<Size> extent;
+    const Stage* extentFrom = nullptr;
+    for (const auto& prm : def.params) {
+      const sema::StencilBinding& b = bindings.at(prm.name);
+      if (!b.isImage) continue;
+      auto use = lowered.uses.find(prm.name);
+      if (use != lowered.uses.end() && !use->second.readAtOffsets) continue;
+      const Stage& img = stage(b.stage);
+      std::vector<Size> e;
+      for (int d = 0; d < img.rank(); ++d) {
+        int scale = use == lowered.uses.end() ? 1 : use->second.scale[static_cast<size_t>(d)];
+        e.push_back(ir::sizeDiv(img.extent[static_cast<size_t>(d)], scale));
+      }
+      if (!extentFrom) {
+        extent = e;
+        extentFrom = &img;
+      } else {
+        checkSameSampledExtent(*extentFrom, extent, img, e, call.args[&prm - &def.params[0]].loc);
+      }
+    }
+    if (!extentFrom)
+      userError(call.loc, "stencil '" + def.name + "' reads no image at an offset, so its "
+                          "output has no extent");
+    // The valid box (Forma's rule): each argument without a boundary mode
+    // shrinks it by -floor(min(0,lo)/s) below and ceil(max(0,hi)/s) above.
+    std::vector<long long> shrinkLo(extent.size(), 0), shrinkHi(extent.size(), 0);
+    for (const auto& [name, use] : lowered.uses) {
+      const sema::StencilBinding& b = bindings.at(name);
+      if (!use.readAtOffsets || b.boundary.mode != ast::BoundaryMode::None) continue;
+      for (size_t d = 0; d < extent.size(); ++d) {
+        long long s = use.scale[d];
+        long long neg = std::min(0, use.minOffset[d]), pos = std::max(0, use.maxOffset[d]);
+        shrinkLo[d] = std::max(shrinkLo[d], -floorDiv(neg, s));
+        shrinkHi[d] = std::max(shrinkHi[d], ceilDiv(pos, s));
+      }
+    }
+    ir::Body body = std::move(lowered.body);
+    Type resultType = sema::formaType(body.result);
+    body.result = resultType.isStruct() ? body.result : sema::convert(body.result, resultType);
+    Stage out = newStage(resultType, extent, call.loc, def.name + "(" + argList + ")");
+    ir::Piece piece = wholePiece(extent, call.loc);
+    for (size_t d = 0; d < extent.size(); ++d) {
+      piece.validLo[d] = ir::sizeConst(shrinkLo[d]);
+      piece.validHi[d] = ir::sizeSub(extent[d], ir::sizeConst(1 + shrinkHi[d]));
+    }
+    piece.body = std::move(body);
+    out.pieces.push_back(std::move(piece));
+    return addStage(std::move(out));
+  }
+
+  static long long floorDiv(long long a, long long b) {
+    long long q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  }
+  static long long ceilDiv(long long a, long long b) { return -floorDiv(-a, b); }
+
+  void checkSameSampledExtent(const Stage& a, const std::vector<Size>& ea, const Stage& b,
+                              const std::vector<Size>& eb, const SourceLoc& loc) {
+    bool same = ea.size() == eb.size();
+    for (size_t d = 0; same && d < ea.size(); ++d)
+      same = ir::sameSize(ea[d], eb[d], static_cast<int>(p_.params.size()));
+    if (!same)
+      userError(loc, "image '" + b.name + "' has extent " + extentText(eb) + " but '" + a.name +
+                         "' has " + extentText(ea) +
+                         "; the images of one stencil call must have the same extent");
+  }
+
+  std::map<std::string, const StructType*> structsByName() const { return structs_; }
+
+  void checkSameExtent(const Stage& a, const Stage& b, const SourceLoc& loc) {
+    bool same = a.rank() == b.rank();
+    for (int d = 0; same && d < a.rank(); ++d)
+      same = ir::sameSize(a.extent[static_cast<size_t>(d)], b.extent[static_cast<size_t>(d)],
+                          static_cast<int>(p_.params.size()));
+    if (!same)
+      userError(loc, "image '" + b.name + "' has extent " + extentText(b) + " but '" + a.name +
+                         "' has " + extentText(a));
+  }
+
+  std::string extentText(const Stage& s) const { return extentText(s.extent); }
+  std::string extentText(const std::vector<Size>& extent) const {
+    std::string t = "[";
+    auto names = p_.paramNames();
+    for (size_t d = 0; d < extent.size(); ++d) t += (d ? "," : "") + ir::printSize(extent[d], names);
+    return t + "]";
+  }
+
+  Value inlineVectorFn(const ast::VectorFnDef& def, const ast::VExpr& call, Scope& caller) {
+    if (++inlineDepth_ > 64)
+      userError(call.loc, "vector function '" + def.name + "' calls itself (recursion is not "
+                          "allowed)");
+    if (call.args.size() != def.params.size())
+      userError(call.loc, "vector function '" + def.name + "' takes " +
+                              std::to_string(def.params.size()) + " arguments, " +
+                              std::to_string(call.args.size()) + " given");
+    Scope sc;
+    sc.prefix = caller.prefix + def.name + "_";
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const auto& prm = def.params[i];
+      const auto& arg = call.args[i];
+      Value v;
+      if (arg.literal) {
+        if (prm.rank != 0)
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is an image, "
+                             "but a number is given");
+        bool isInt = arg.literal->kind == ast::Expr::IntLit;
+        double x = isInt ? static_cast<double>(arg.literal->intValue) : arg.literal->floatValue;
+        v.kind = Value::Scalar;
+        v.scalar = sema::constOf(x, isInt, resolveType(prm.type).scalar);
+      } else {
+        v = vexpr(*arg.value, caller);
+        if ((v.kind == Value::Image) != (prm.rank > 0))
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' expects " +
+                                 (prm.rank > 0 ? "an image" : "a scalar"));
+        if (v.kind == Value::Image && stage(v.stage).rank() != prm.rank)
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
+                                 std::to_string(prm.rank) + " but the argument is vector#" +
+                                 std::to_string(stage(v.stage).rank()));
+        if (arg.boundary.mode != ast::BoundaryMode::None) v.boundary = arg.boundary;
+      }
+      v.defined = prm.loc;
+      sc.names[prm.name] = v;
+    }
+    for (const auto& s : def.body) statement(*s, sc);
+    Value result = vexpr(*def.result, sc);
+    --inlineDepth_;
+    return result;
+  }
+
+  Value makeStructImage(const ast::VExpr& e, Scope& sc) {
+    auto it = structs_.find(e.name);
+    if (it == structs_.end()) userError(e.loc, "unknown struct '" + e.name + "'");
+    std::vector<ir::ExprPtr> fields;
+    int first = -1;
+    for (const auto& a : e.args) {
+      int img = imageOf(*a.value, sc);
+      if (stage(img).type.isStruct())
+        userError(a.loc, "a struct image is built from images of numbers, but '" +
+                             stage(img).name + "' holds '" + stage(img).type.name() + "'");
+      if (first < 0) first = img;
+      else checkSameExtent(stage(first), stage(img), a.loc);
+      fields.push_back(plainRead(img, zeroAxes(stage(img).rank()), {}));
+    }
+    ir::ExprPtr body = sema::makeStruct(it->second, fields, e.loc);
+    return imageValue(pointwiseStage(body, stage(first).extent, e.loc, "struct " + e.name));
+  }
+
+  Value fieldImage(const ast::VExpr& e, Scope& sc) {
+    int img = imageOf(*e.base, sc);
+    ir::ExprPtr r = plainRead(img, zeroAxes(stage(img).rank()), {});
+    ir::ExprPtr body = sema::field(r, e.name, e.loc);
+    return imageValue(pointwiseStage(body, stage(img).extent, e.loc, stage(img).name + "." + e.name));
+  }
+
+  // `v[lo..hi, ..]`: the image of the sub-domain, re-indexed from 0.
+  Value subDomainImage(const ast::VExpr& e, Scope& sc) {
+    int img = imageOf(*e.base, sc);
+    const Stage& src = stage(img);
+    checkAxes(e.domain.axes.size(), src, e.loc);
+    std::vector<Size> extent;
+    std::vector<Size> origin;
+    for (size_t d = 0; d < e.domain.axes.size(); ++d) {
+      auto [lo, hi] = rangeBounds(e.domain.axes[d], src.extent[d]);
+      extent.push_back(ir::sizeAdd(ir::sizeSub(hi, lo), ir::sizeConst(1)));
+      origin.push_back(lo);
+    }
+    return imageValue(pointwiseStage(plainRead(img, zeroAxes(src.rank()), origin), extent, e.loc,
+                                     src.name + "[...]"));
+  }
+
+  // `v@[(a,s), ...]`: out(q) = v(s*q + a); extent floor(n/s).
+  Value sampleImage(const ast::VExpr& e, Scope& sc) {
+    int img = imageOf(*e.base, sc);
+    const Stage& src = stage(img);
+    checkAxes(e.offsets.size(), src, e.loc);
+    std::vector<Size> extent;
+    std::vector<ir::ReadAxis> axes;
+    for (size_t d = 0; d < e.offsets.size(); ++d) {
+      extent.push_back(ir::sizeDiv(src.extent[d], e.offsets[d].scale));
+      axes.push_back(ir::ReadAxis{e.offsets[d].offset, e.offsets[d].scale});
+    }
+    int id = pointwiseStage(plainRead(img, axes, {}), extent, e.loc, src.name + "@[...]");
+    // Forma computes q in [max(0, -floor(a/s)), n/s - 1 - max(0, floor(a/s))].
+    ir::Piece& pc = p_.stages[static_cast<size_t>(id)].pieces[0];
+    for (size_t d = 0; d < axes.size(); ++d) {
+      long long f = floorDiv(axes[d].offset, axes[d].scale);
+      pc.validLo[d] = ir::sizeConst(std::max(0LL, -f));
+      pc.validHi[d] = ir::sizeSub(extent[d], ir::sizeConst(1 + std::max(0LL, f)));
+    }
+    return imageValue(id);
+  }
+
+  // `( @[(a,s),...] = e1; [range] = e2; ... )`
+  Value composeImage(const ast::VExpr& e, Scope& sc) {
+    std::vector<ir::Piece> pieces;
+    std::vector<Size> extent;
+    Type type;
+    bool typed = false;
+    int rank = -1;
+    for (const auto& part : e.parts) {
+      ir::Piece piece;
+      piece.loc = part.loc;
+      int img = -1;
+      if (part.value) img = imageOf(*part.value, sc);
+      int partRank = part.byOffsets ? static_cast<int>(part.offsets.size())
+                                    : static_cast<int>(part.domain.axes.size());
+      if (img >= 0 && stage(img).rank() != partRank)
+        userError(part.loc, "the compose part has " + std::to_string(partRank) +
+                                " axes but its image has rank " + std::to_string(stage(img).rank()));
+      if (rank >= 0 && partRank != rank)
+        userError(part.loc, "compose parts have different ranks");
+      rank = partRank;
+      if (extent.empty()) extent.assign(static_cast<size_t>(rank), ir::sizeConst(0));
+      Type partType = img >= 0 ? stage(img).type
+                               : Type::of(part.literal->kind == ast::Expr::IntLit
+                                              ? ScalarKind::Int
+                                              : part.literal->kind == ast::Expr::FloatLit
+                                                    ? ScalarKind::Float
+                                                    : ScalarKind::Double);
+      if (!typed) {
+        type = partType;
+        typed = true;
+      } else if (type != partType) {
+        if (type.isStruct() || partType.isStruct())
+          userError(part.loc, "compose parts have different types '" + type.name() + "' and '" +
+                                  partType.name() + "'");
+        type = Type::of(arithmeticResult(type.scalar, partType.scalar));
+      }
+      for (int d = 0; d < rank; ++d) {
+        if (part.byOffsets) {
+          if (img < 0) userError(part.loc, "a compose part placed with '@[...]' needs an image");
+          const auto& o = part.offsets[static_cast<size_t>(d)];
+          const Size& n = stage(img).extent[static_cast<size_t>(d)];
+          piece.axes.push_back(ir::PieceAxis{ir::sizeConst(o.offset), o.scale, n});
+          extent[static_cast<size_t>(d)] =
+              ir::sizeMax(extent[static_cast<size_t>(d)], ir::sizeMul(n, ir::sizeConst(o.scale)));
+        } else if (img >= 0) {
+          const ast::Range& r = part.domain.axes[static_cast<size_t>(d)];
+          Size lo = r.lo ? size(*r.lo) : ir::sizeConst(0);
+          Size count = stage(img).extent[static_cast<size_t>(d)];
+          if (!r.isRange || r.hi)
+            count = ir::sizeMin(count, countOf(lo, r.isRange ? size(*r.hi) : lo));
+          piece.axes.push_back(ir::PieceAxis{lo, 1, count});
+          extent[static_cast<size_t>(d)] = ir::sizeMax(
+              extent[static_cast<size_t>(d)],
+              ir::sizeAdd(stage(img).extent[static_cast<size_t>(d)], lo));
+        } else {
+          const ast::Range& r = part.domain.axes[static_cast<size_t>(d)];
+          if (!r.lo || (r.isRange && !r.hi))
+            userError(r.loc, "a compose part that sets a constant needs both bounds of its range");
+          auto [lo, hi] = rangeBounds(r, ir::sizeConst(0));
+          piece.axes.push_back(ir::PieceAxis{lo, 1, countOf(lo, hi)});
+          extent[static_cast<size_t>(d)] =
+              ir::sizeMax(extent[static_cast<size_t>(d)], ir::sizeAdd(hi, ir::sizeConst(1)));
+        }
+      }
+      setFullValidBox(piece);
+      if (img >= 0) {
+        piece.body.result = plainRead(img, zeroAxes(rank), {});
+      } else {
+        bool isInt = part.literal->kind == ast::Expr::IntLit;
+        piece.body.result = isInt ? sema::constInt(part.literal->intValue)
+                                  : sema::constFloating(part.literal->floatValue, partType.scalar);
+      }
+      pieces.push_back(std::move(piece));
+    }
+    Stage out = newStage(type, extent, e.loc, "compose");
+    for (auto& pc : pieces) {
+      if (!pc.body.result->type.isStruct()) pc.body.result = sema::convert(pc.body.result, type);
+      out.pieces.push_back(std::move(pc));
+    }
+    return imageValue(addStage(std::move(out)));
+  }
+
+  static ir::Piece wholePiece(const std::vector<Size>& extent, const SourceLoc& loc) {
+    ir::Piece piece;
+    piece.loc = loc;
+    for (const auto& n : extent) piece.axes.push_back(ir::PieceAxis{ir::sizeConst(0), 1, n});
+    setFullValidBox(piece);
+    return piece;
+  }
+
+  // Every lattice point of the piece is computed.
+  static void setFullValidBox(ir::Piece& piece) {
+    piece.validLo.clear();
+    piece.validHi.clear();
+    for (const auto& a : piece.axes) {
+      piece.validLo.push_back(ir::sizeConst(0));
+      piece.validHi.push_back(ir::sizeSub(a.count, ir::sizeConst(1)));
+    }
+  }
+
+  static std::vector<ir::ReadAxis> zeroAxes(int rank) {
+    return std::vector<ir::ReadAxis>(static_cast<size_t>(rank));
+  }
+
+  int pointwiseStage(ir::ExprPtr body, std::vector<Size> extent, const SourceLoc& loc,
+                     std::string origin) {
+    Stage out = newStage(body->type, extent, loc, std::move(origin));
+    ir::Piece piece = wholePiece(extent, loc);
+    piece.body.result = std::move(body);
+    out.pieces.push_back(std::move(piece));
+    return addStage(std::move(out));
+  }
+
+  // ------------------------------------------------------------ warnings
+  void warnUnused(const Scope& global) {
+    for (const auto& s : prog_.stencils)
+      if (!usedFns_.count(s.name)) warnings_.add(s.loc, "stencil '" + s.name + "' is never used");
+    for (const auto& f : prog_.vectorFns)
+      if (!usedFns_.count(f.name))
+        warnings_.add(f.loc, "vector function '" + f.name + "' is never used");
+    std::set<int> outputs(p_.outputs.begin(), p_.outputs.end());
+    for (const auto& [name, v] : global.names) {
+      if (v.kind != Value::Image || used_.count(v.stage) || outputs.count(v.stage)) continue;
+      if (stage(v.stage).kind == Stage::Input)
+        warnings_.add(v.defined, "input image '" + name + "' is never used");
+      else
+        warnings_.add(v.defined, "image '" + name + "' is computed but never used");
+    }
+  }
+
+  const ast::Program& prog_;
+  Warnings& warnings_;
+  ir::Pipeline p_;
+  std::map<std::string, const StructType*> structs_;
+  std::map<std::string, const ast::StencilDef*> stencils_;
+  std::map<std::string, const ast::VectorFnDef*> vectorFns_;
+  std::map<std::string, int> paramIndex_;
+  std::set<int> used_;
+  std::set<std::string> usedFns_;
+  int inlineDepth_ = 0;
+};
+
+}  // namespace
+
+ir::Pipeline buildPipeline(const ast::Program& program, const std::string& name,
+                           Warnings& warnings) {
+  return PipelineBuilder(program, warnings).run(name);
+}
+
+}  // namespace formac

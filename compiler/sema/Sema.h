@@ -1,0 +1,21 @@
+// Sema: the AST -> the pipeline IR (compiler/ir/Pipeline.h).
+//
+// Resolves every name (stencils, vector functions, images, scalars,
+// parameters, struct fields), types every expression by C's rules, computes
+// extents as Sizes of the parameters, inlines stencil bodies and vector
+// functions, unrolls `for` loops with indexed names, and checks single
+// assignment and equal extents. Throws UserError at the first error; adds
+// warnings for legal but suspicious code.
+#pragma once
+
+#include <string>
+
+#include "ir/Pipeline.h"
+#include "parse/AST.h"
+
+namespace formac {
+
+ir::Pipeline buildPipeline(const ast::Program& program, const std::string& name,
+                           Warnings& warnings);
+
+}  // namespace formac

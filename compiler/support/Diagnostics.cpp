@@ -1,0 +1,46 @@
+#include "support/Diagnostics.h"
+
+namespace formac {
+
+std::string SourceFile::lineText(int line) const {
+  size_t pos = 0;
+  for (int l = 1; l < line && pos != std::string::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos || pos > text.size()) return "";
+  size_t end = text.find('\n', pos);
+  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+std::string formatDiagnostic(const SourceLoc& loc, const std::string& severity,
+                             const std::string& message) {
+  if (!loc.valid()) return "formac: " + severity + ": " + message + "\n";
+  std::string out = loc.file->path + ":" + std::to_string(loc.line) + ":" +
+                    std::to_string(loc.col) + ": " + severity + ": " + message + "\n";
+  std::string line = loc.file->lineText(loc.line);
+  // Keep diagnostics printable: replace control bytes, cut very long lines.
+  if (line.size() > 200) line = line.substr(0, 200) + " ...";
+  std::string caret;
+  for (size_t i = 0; i < line.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c < 32 && c != '\t') line[i] = ' ';
+    if (static_cast<int>(i) + 1 < loc.col) caret += (line[i] == '\t') ? '\t' : ' ';
+  }
+  out += line + "\n" + caret + "^\n";
+  return out;
+}
+
+UserError::UserError(const SourceLoc& loc, const std::string& message)
+    : std::runtime_error(formatDiagnostic(loc, "error", message)), loc_(loc), message_(message) {}
+
+UserError::UserError(const std::string& message)
+    : std::runtime_error(formatDiagnostic(SourceLoc{}, "error", message)), message_(message) {}
+
+void Warnings::add(const SourceLoc& loc, const std::string& message) {
+  rendered_.push_back(formatDiagnostic(loc, "warning", message));
+}
+
+void userError(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+
+}  // namespace formac

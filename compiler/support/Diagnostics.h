@@ -1,0 +1,76 @@
+// Diagnostics: the two error channels of formac.
+//
+// User errors (bad programs, bad flags) are reported as
+//   file:line:col: error: message
+//   <source line>
+//   <caret>
+// and end compilation with exit status 1. Internal invariant failures are a
+// separate channel ("internal error:", exit status 70). Nothing in the compiler
+// calls exit() or abort(): errors travel as exceptions to the driver.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace formac {
+
+// One loaded source file; locations point into it.
+struct SourceFile {
+  std::string path;
+  std::string text;
+  // Returns line `line` (1-based) without its newline.
+  std::string lineText(int line) const;
+};
+
+struct SourceLoc {
+  const SourceFile* file = nullptr;
+  int line = 0;
+  int col = 0;
+  bool valid() const { return file != nullptr && line > 0; }
+};
+
+// A user-facing diagnostic rendered in the standard form.
+std::string formatDiagnostic(const SourceLoc& loc, const std::string& severity,
+                             const std::string& message);
+
+// Thrown for a user error; carries the already-rendered diagnostic text.
+class UserError : public std::runtime_error {
+ public:
+  UserError(const SourceLoc& loc, const std::string& message);
+  explicit UserError(const std::string& message);  // no location (flags, files)
+  const std::string& message() const { return message_; }
+  SourceLoc loc() const { return loc_; }
+
+ private:
+  SourceLoc loc_;
+  std::string message_;
+};
+
+// Thrown when an invariant of the compiler itself is broken.
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& what) : std::logic_error(what) {}
+};
+
+// Collects warnings (errors are thrown); the driver prints them.
+class Warnings {
+ public:
+  void add(const SourceLoc& loc, const std::string& message);
+  const std::vector<std::string>& rendered() const { return rendered_; }
+
+ private:
+  std::vector<std::string> rendered_;
+};
+
+[[noreturn]] void userError(const SourceLoc& loc, const std::string& message);
+
+}  // namespace formac
+
+#define FORMAC_INTERNAL_CHECK(cond, msg)                                   \
+  do {                                                                     \
+    if (!(cond))                                                           \
+      throw ::formac::InternalError(std::string(__FILE__) + ":" +          \
+                                    std::to_string(__LINE__) + ": " + (msg)); \
+  } while (0)

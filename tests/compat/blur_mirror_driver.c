@@ -1,0 +1,79 @@
+/* Compatibility test for formac: blur_mirror (see README.md in this directory).
+   Build: formac blur_mirror.idsl --print-c --kernel-name blur_mirror --c-output blur_mirror.c &&
+          cc -std=c99 -fopenmp blur_mirror.c blur_mirror_driver.c -lm */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#if defined(__GNUC__)
+#define MAYBE_UNUSED __attribute__((unused))
+#else
+#define MAYBE_UNUSED
+#endif
+
+/* deterministic pseudo-random source (64-bit LCG, high bits) */
+MAYBE_UNUSED static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
+MAYBE_UNUSED static unsigned rng_next(void)
+{
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)(rng_state >> 33);
+}
+/* non-zero float in [0.5, 4.5) with few mantissa bits */
+MAYBE_UNUSED static double rng_real(void) { return 0.5 + (double)(rng_next() % 4096u) / 1024.0; }
+/* non-zero integer in [1, hi] */
+MAYBE_UNUSED static int rng_int(int hi) { return 1 + (int)(rng_next() % (unsigned)hi); }
+
+MAYBE_UNUSED static int arg_size(int argc, char **argv, int k, int def)
+{
+  if (argc > k) { int v = atoi(argv[k]); if (v > 0) return v; }
+  return def;
+}
+/* index helpers for boundary modes */
+MAYBE_UNUSED static int bd_clamp(int x, int n) { return x < 0 ? 0 : (x >= n ? n - 1 : x); }
+MAYBE_UNUSED static int bd_wrap(int x, int n) { int r = x % n; return r < 0 ? r + n : r; }
+MAYBE_UNUSED static int bd_mirror(int x, int n)
+{
+  if (n == 1) return 0;
+  for (;;) {
+    if (x < 0) x = -x;
+    else if (x >= n) x = 2 * (n - 1) - x;
+    else return x;
+  }
+}
+MAYBE_UNUSED static int close_enough(double got, double want, double tol)
+{
+  double d = fabs(got - want);
+  double m = fabs(want) > 1.0 ? fabs(want) : 1.0;
+  return d <= tol * m;
+}
+
+void blur_mirror(float *src, int rows, int cols, float *out);
+
+static float three(float a, float b, float c) { return (a + b + c) / 3; }
+
+/* usage: blur_mirror [rows cols]; try also 1 7 */
+int main(int argc, char **argv)
+{
+  int M = arg_size(argc, argv, 1, 13), N = arg_size(argc, argv, 2, 17), i, j;
+  float *in = malloc(sizeof(float) * M * N), *out = malloc(sizeof(float) * M * N);
+  float *mid = calloc((size_t)M * N, sizeof(float));
+  float a, b, c;
+  for (i = 0; i < M * N; i++) { in[i] = (float)rng_real(); out[i] = (float)99; }
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++) {
+      a = in[bd_mirror(i - 1, M) * N + j]; b = in[i * N + j]; c = in[bd_mirror(i + 1, M) * N + j]; mid[i * N + j] = three(a, b, c);
+    }
+  blur_mirror(in, M, N, out);
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++) {
+      float want = 0;
+      a = mid[i * N + bd_mirror(j - 1, N)]; b = mid[i * N + j]; c = mid[i * N + bd_mirror(j + 1, N)]; want = three(a, b, c);
+      if (!close_enough(out[i * N + j], want, 1e-6)) {
+        printf("FAIL blur_mirror: at (%d,%d) got %.9g want %.9g\n", i, j, (double)out[i * N + j], (double)want);
+        return 1;
+      }
+    }
+  printf("PASS blur_mirror\n");
+  return 0;
+}

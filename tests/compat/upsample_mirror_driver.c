@@ -1,0 +1,75 @@
+/* Compatibility test for formac: upsample_mirror (see README.md in this directory).
+   Build: formac upsample_mirror.idsl --print-c --kernel-name upsample_mirror --c-output upsample_mirror.c &&
+          cc -std=c99 -fopenmp upsample_mirror.c upsample_mirror_driver.c -lm */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#if defined(__GNUC__)
+#define MAYBE_UNUSED __attribute__((unused))
+#else
+#define MAYBE_UNUSED
+#endif
+
+/* deterministic pseudo-random source (64-bit LCG, high bits) */
+MAYBE_UNUSED static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
+MAYBE_UNUSED static unsigned rng_next(void)
+{
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)(rng_state >> 33);
+}
+/* non-zero float in [0.5, 4.5) with few mantissa bits */
+MAYBE_UNUSED static double rng_real(void) { return 0.5 + (double)(rng_next() % 4096u) / 1024.0; }
+/* non-zero integer in [1, hi] */
+MAYBE_UNUSED static int rng_int(int hi) { return 1 + (int)(rng_next() % (unsigned)hi); }
+
+MAYBE_UNUSED static int arg_size(int argc, char **argv, int k, int def)
+{
+  if (argc > k) { int v = atoi(argv[k]); if (v > 0) return v; }
+  return def;
+}
+/* index helpers for boundary modes */
+MAYBE_UNUSED static int bd_clamp(int x, int n) { return x < 0 ? 0 : (x >= n ? n - 1 : x); }
+MAYBE_UNUSED static int bd_wrap(int x, int n) { int r = x % n; return r < 0 ? r + n : r; }
+MAYBE_UNUSED static int bd_mirror(int x, int n)
+{
+  if (n == 1) return 0;
+  for (;;) {
+    if (x < 0) x = -x;
+    else if (x >= n) x = 2 * (n - 1) - x;
+    else return x;
+  }
+}
+MAYBE_UNUSED static int close_enough(double got, double want, double tol)
+{
+  double d = fabs(got - want);
+  double m = fabs(want) > 1.0 ? fabs(want) : 1.0;
+  return d <= tol * m;
+}
+
+void upsample_mirror(float *src, int M, int N, float *out);
+
+/* try also 1 7 (mirror of a single row reads row 0) */
+int main(int argc, char **argv)
+{
+  int M = arg_size(argc, argv, 1, 13), N = arg_size(argc, argv, 2, 17);
+  int R = 2 * M, i, j;
+  float *in = malloc(sizeof(float) * M * N), *out = malloc(sizeof(float) * R * N);
+  for (i = 0; i < M * N; i++) in[i] = (float)rng_real();
+  for (i = 0; i < R * N; i++) out[i] = -99.0f;
+  upsample_mirror(in, M, N, out);
+  for (i = 0; i < R; i++)
+    for (j = 0; j < N; j++) {
+      int k = i / 2;
+      float up = in[bd_mirror(k - 1, M) * N + j], here = in[k * N + j], dn = in[bd_mirror(k + 1, M) * N + j];
+      float want = (i % 2 == 0) ? up * 0.3125f + here * 0.625f + dn * 0.0625f
+                                : up * 0.0625f + here * 0.625f + dn * 0.3125f;
+      if (!close_enough(out[i * N + j], want, 1e-6)) {
+        printf("FAIL upsample_mirror: at (%d,%d) of %dx%d got %g want %g\n", i, j, R, N, out[i * N + j], want);
+        return 1;
+      }
+    }
+  printf("PASS upsample_mirror\n");
+  return 0;
+}
