@@ -18,12 +18,14 @@ std::string suffixFor(ScalarKind k) {
   }
 }
 
-std::string mathCall(const Expr& e, const std::vector<std::string>& a) {
+std::string mathCall(const Expr& e, const std::vector<std::string>& a, bool cuda) {
   ScalarKind k = e.type.scalar;
   bool f = k == ScalarKind::Float;
   auto libm = [&](const char* name) { return std::string(name) + (f ? "f" : "") + "(" + a[0] + ")"; };
   switch (e.fn) {
-    case MathFn::Sqrt: return libm("sqrt");
+    case MathFn::Sqrt:
+      if (cuda) return std::string(f ? "__fsqrt_rn(" : "__dsqrt_rn(") + a[0] + ")";
+      return libm("sqrt");
     case MathFn::Exp: return libm("exp");
     case MathFn::Log: return libm("log");
     case MathFn::Sin: return libm("sin");
@@ -100,18 +102,27 @@ std::string fieldSuffix(const Expr& e, const ExprContext& ctx) {
 }
 
 // The value a Constant-mode read yields outside, of the read's type.
-std::string constantValue(const Expr& e) {
+std::string structValue(const Type& t, const std::vector<std::string>& fields, bool cuda) {
+  std::string s = cuda ? "formac_make_" + t.structType->name + "(" : "((" + cType(t) + "){";
+  for (size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + fields[i];
+  return s + (cuda ? ")" : "})");
+}
+
+std::string constantValue(const Expr& e, bool cuda) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", e.constant);
   std::string c = buf;
   if (!e.type.isStruct()) return "(" + cType(e.type) + ")(" + c + ")";
-  std::string t = "((" + cType(e.type) + "){";
-  for (size_t i = 0; i < e.type.structType->fields.size(); ++i) t += (i ? ", " : "") + c;
-  return t + "})";
+  return structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), c), cuda);
+}
+
+std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
+                   const ExprContext& ctx) {
+  if (ctx.access) return ctx.access(e.producer, idx) + field;
+  return ctx.buffer(e.producer) + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
 }
 
 std::string printRead(const Expr& e, const ExprContext& ctx) {
-  std::string buf = ctx.buffer(e.producer);
   std::vector<std::string> idx;
   if (e.kind == Expr::IndexRead) {
     for (const auto& a : e.args) idx.push_back(printCExpr(*a, ctx));
@@ -124,23 +135,21 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
   if (fix && (ctx.checked || dynamic)) {
     for (size_t d = 0; d < idx.size(); ++d)
       idx[d] = std::string(fix) + "(" + idx[d] + ", " + ctx.extent(e.producer, static_cast<int>(d)) + ")";
-    return buf + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
+    return access(e, idx, field, ctx);
   }
   bool guard = (e.mode == ir::BoundaryMode::Constant && (ctx.checked || dynamic)) ||
                (e.mode == ir::BoundaryMode::None && dynamic);
   if (guard) {
-    std::string outside = e.mode == ir::BoundaryMode::Constant
-                              ? constantValue(e)
-                              : (e.type.isStruct() ? "((" + cType(e.type) + "){0})"
-                                                   : "(" + cType(e.type) + ")0");
-    // A guarded read must not form an out-of-range address: index 0 stands in.
-    std::vector<std::string> safe;
-    std::string cond = inRange(idx, e.producer, ctx);
-    for (const auto& i : idx) safe.push_back(i);
-    return "(" + cond + " ? " + buf + "[" + linearIndex(safe, e.producer, ctx) + "]" + field +
-           " : " + outside + ")";
+    std::string outside;
+    if (e.mode == ir::BoundaryMode::Constant) outside = constantValue(e, ctx.cuda);
+    else if (e.type.isStruct())
+      outside = structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), "0"), ctx.cuda);
+    else outside = "(" + cType(e.type) + ")0";
+    // The ?: evaluates the read only when its index is in range.
+    return "(" + inRange(idx, e.producer, ctx) + " ? " + access(e, idx, field, ctx) + " : " +
+           outside + ")";
   }
-  return buf + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
+  return access(e, idx, field, ctx);
 }
 
 }  // namespace
@@ -184,21 +193,27 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
         return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
                ", " + arg(1) + ")";
+      if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Mul || e.binOp == BinOp::Div)) {
+        bool f = e.type.scalar == ScalarKind::Float;
+        std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
+                                               : (f ? "__fdiv_rn(" : "__ddiv_rn(");
+        return fn + arg(0) + ", " + arg(1) + ")";
+      }
       return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
     }
     case Expr::Select: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
     case Expr::Call: {
       std::vector<std::string> a;
       for (size_t i = 0; i < e.args.size(); ++i) a.push_back(arg(i));
-      return mathCall(e, a);
+      return mathCall(e, a, ctx.cuda);
     }
     case Expr::Cast: return "((" + cType(e.type) + ")" + arg(0) + ")";
     case Expr::Field:
       return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
     case Expr::MakeStruct: {
-      std::string t = "((" + cType(e.type) + "){";
-      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
-      return t + "})";
+      std::vector<std::string> fields;
+      for (size_t i = 0; i < e.args.size(); ++i) fields.push_back(arg(i));
+      return structValue(e.type, fields, ctx.cuda);
     }
   }
   return "?";
@@ -245,10 +260,11 @@ std::string helperPrelude(const std::string& q) {
 std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
   std::string s;
   for (const auto& st : p.structs) {
-    if (st->builtinCuda && cuda) continue;  // CUDA defines float4 & co.
     std::string guard = "FORMAC_STRUCT_" + st->name;
     s += "#ifndef " + guard + "\n#define " + guard + "\n";
-    if (st->builtinCuda) {
+    if (st->builtinCuda && cuda) {
+      // CUDA defines float4 & co.
+    } else if (st->builtinCuda) {
       s += "typedef struct {";
       for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
       s += " } " + st->name + ";\n";
@@ -256,6 +272,15 @@ std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
       s += "struct " + st->name + " {";
       for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
       s += " };\n";
+    }
+    if (cuda) {
+      std::string ty = st->builtinCuda ? st->name : "struct " + st->name;
+      s += "static __host__ __device__ __forceinline__ " + ty + " formac_make_" + st->name + "(";
+      for (size_t i = 0; i < st->fields.size(); ++i)
+        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " " + st->fields[i].name;
+      s += ") {\n  " + ty + " v;\n";
+      for (const auto& f : st->fields) s += "  v." + f.name + " = " + f.name + ";\n";
+      s += "  return v;\n}\n";
     }
     s += "#endif\n";
   }

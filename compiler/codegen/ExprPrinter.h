@@ -26,6 +26,13 @@ struct ExprContext {
   std::function<std::string(int id)> buffer;
   // C name of scalar input `i`.
   std::function<std::string(int i)> scalar;
+  // CUDA flavour: C++ (no compound literals), and multiplications and
+  // divisions that nvcc may not contract into fma whatever its flags.
+  bool cuda = false;
+  // When set, prints the access of producer `id` at the (already resolved)
+  // per-dimension indices, instead of indexing its global buffer. Fused
+  // kernels use it to read on-chip tiles.
+  std::function<std::string(int id, const std::vector<std::string>& idx)> access;
 };
 
 std::string printCExpr(const ir::Expr& e, const ExprContext& ctx);
@@ -36,7 +43,8 @@ std::string cType(const Type& t);
 // integer division, min/max). `qualifier` is "static inline" or
 // "static __host__ __device__ __forceinline__".
 std::string helperPrelude(const std::string& qualifier);
-// Struct definitions, each guarded so a header and a .c may both carry them.
+// Struct definitions, each guarded so a header and a .c may both carry them;
+// for CUDA also a formac_make_NAME constructor per struct.
 std::string structDefinitions(const ir::Pipeline& p, bool cuda);
 // A C identifier made from `name` (letters, digits, '_').
 std::string cIdentifier(const std::string& name);

@@ -1,5 +1,8 @@
 #include "codegen/LoopNest.h"
 
+#include <algorithm>
+#include <memory>
+
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
 
@@ -10,17 +13,91 @@ std::string sz(const LoopNestOptions& o, const ir::Size& s) { return ir::printSi
 
 std::string qName(size_t d) { return "q" + std::to_string(d); }
 
-bool isModeRead(const ir::Expr& e) {
-  if (e.kind != ir::Expr::ImageRead) return false;
-  if (e.mode == ir::BoundaryMode::None) return false;
+long long constOrigin(const ir::Expr& e, size_t d) {
+  long long c = 0;
+  if (d < e.origin.size()) ir::isConst(e.origin[d], &c);
+  return c;
+}
+
+bool hasConstOrigin(const ir::Expr& e) {
   for (const auto& org : e.origin)
     if (!ir::isConst(org)) return false;
   return true;
 }
 
-long long constOrigin(const ir::Expr& e, size_t d) {
-  long long c = 0;
-  if (d < e.origin.size()) ir::isConst(e.origin[d], &c);
+long long floorDiv(long long a, long long b) {
+  long long q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// True when a None-mode read (constant origin) may leave its producer inside
+// the piece's valid box for some parameter values: a sub-domain beyond its
+// image does (Pipeline.h: such a read yields 0). Sema's boxes keep stencil
+// reads inside, so this is decided on a spread of sample sizes, as
+// ir::sameSize decides equality.
+bool mayReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
+  if (e.kind != ir::Expr::ImageRead || e.mode != ir::BoundaryMode::None || !hasConstOrigin(e))
+    return false;
+  static const long long samples[] = {1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099};
+  const ir::Pipeline& p = *o.pipeline;
+  const ir::Piece& pc = *o.piece;
+  size_t np = p.params.size();
+  for (int trial = 0; trial < 22; ++trial) {
+    std::vector<long long> v(np);
+    for (size_t i = 0; i < np; ++i) v[i] = samples[trial < 11 ? (trial + 3 * i) % 11 : trial - 11];
+    bool sizesOk = true;
+    for (const auto& s : p.stages)
+      for (const auto& ext : s.extent) sizesOk = sizesOk && ir::evalSize(ext, v) >= 0;
+    if (!sizesOk) continue;
+    std::vector<long long> first, last;
+    bool empty = false;
+    for (size_t d = 0; d < pc.axes.size(); ++d) {
+      const ir::PieceAxis& a = pc.axes[d];
+      long long start = ir::evalSize(a.start, v), step = a.step;
+      long long lo = std::max(ir::evalSize(pc.validLo[d], v), -floorDiv(start, step));
+      long long hi = std::min({ir::evalSize(pc.validHi[d], v), ir::evalSize(a.count, v) - 1,
+                               floorDiv(ir::evalSize(o.stage->extent[d], v) - 1 - start, step)});
+      empty = empty || lo > hi;
+      first.push_back(lo);
+      last.push_back(hi);
+    }
+    if (empty) continue;
+    const ir::Stage& src = p.stages[static_cast<size_t>(e.producer)];
+    for (size_t d = 0; d < e.axes.size(); ++d) {
+      size_t q = static_cast<size_t>(e.firstDim) + d;
+      long long shift = e.axes[d].offset + constOrigin(e, d);
+      long long n = ir::evalSize(src.extent[d], v);
+      if (e.axes[d].scale * first[q] + shift < 0 || e.axes[d].scale * last[q] + shift > n - 1)
+        return true;
+    }
+  }
+  return false;
+}
+
+// A read whose index needs checking at the border: one with a boundary mode,
+// or a None-mode read that may leave its producer (printed as constant(0)).
+bool isModeRead(const LoopNestOptions& o, const ir::Expr& e) {
+  if (e.kind != ir::Expr::ImageRead || !hasConstOrigin(e)) return false;
+  return e.mode != ir::BoundaryMode::None || mayReadOutside(o, e);
+}
+
+// `e` with every None-mode read that may leave its producer turned into a
+// constant(0) read: the value Pipeline.h gives such a read outside.
+ir::ExprPtr zeroOutside(const LoopNestOptions& o, const ir::ExprPtr& e) {
+  bool target = mayReadOutside(o, *e);
+  bool changed = target;
+  std::vector<ir::ExprPtr> args;
+  for (const auto& a : e->args) {
+    args.push_back(zeroOutside(o, a));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  auto c = std::make_shared<ir::Expr>(*e);
+  c->args = std::move(args);
+  if (target) {
+    c->mode = ir::BoundaryMode::Constant;
+    c->constant = 0.0;
+  }
   return c;
 }
 
@@ -53,7 +130,7 @@ std::string pieceLastIndex(const LoopNestOptions& o, size_t d) {
 std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) {
   std::vector<std::string> out;
   forEachExpr(o.piece->body, [&](const ir::Expr& e) {
-    if (!isModeRead(e) || d < static_cast<size_t>(e.firstDim)) return;
+    if (!isModeRead(o, e) || d < static_cast<size_t>(e.firstDim)) return;
     size_t ad = d - static_cast<size_t>(e.firstDim);
     if (ad >= e.axes.size()) return;
     long long a = e.axes[ad].offset + constOrigin(e, ad);
@@ -70,7 +147,7 @@ std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) {
   std::vector<std::string> out;
   const ir::Pipeline& p = *o.pipeline;
   forEachExpr(o.piece->body, [&](const ir::Expr& e) {
-    if (!isModeRead(e) || d < static_cast<size_t>(e.firstDim)) return;
+    if (!isModeRead(o, e) || d < static_cast<size_t>(e.firstDim)) return;
     size_t ad = d - static_cast<size_t>(e.firstDim);
     if (ad >= e.axes.size()) return;
     long long a = e.axes[ad].offset + constOrigin(e, ad);
@@ -85,13 +162,17 @@ std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) {
 
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
   const ir::Pipeline& p = *o.pipeline;
-  const ir::Piece& pc = *o.piece;
   const ir::Stage& s = *o.stage;
+  ir::Piece pc = *o.piece;
+  for (auto& l : pc.body.lets) l.value = zeroOutside(o, l.value);
+  pc.body.result = zeroOutside(o, pc.body.result);
   ExprContext ctx;
   ctx.pipeline = &p;
   ctx.params = o.names->param;
   for (size_t d = 0; d < pc.axes.size(); ++d) ctx.q.push_back(qName(d));
   ctx.checked = checked;
+  ctx.cuda = o.cuda;
+  ctx.access = o.access;
   ctx.extent = [&](int id, int dim) {
     return "(" + sz(o, p.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(dim)]) + ")";
   };
@@ -104,6 +185,8 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
     t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
     ctx.lets.push_back(name);
   }
+  if (!o.resultVariable.empty())
+    return t + ind + o.resultVariable + " = " + printCExpr(*pc.body.result, ctx) + ";\n";
   // The store index: p = start + step*q per dimension, row-major.
   std::string idx;
   for (size_t d = 0; d < pc.axes.size(); ++d) {
@@ -131,7 +214,7 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
   std::string in = ind + "  ";
   bool anyMode = false;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
-    if (e.kind == ir::Expr::ImageRead && e.mode != ir::BoundaryMode::None) anyMode = true;
+    if (isModeRead(o, e)) anyMode = true;
   });
   for (size_t d = 0; d < rank; ++d) {
     t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";

@@ -8,6 +8,7 @@
 // two per row.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct LoopNestOptions {
   const Names* names = nullptr;
   bool openmp = true;
   int indent = 1;
+  // CUDA flavour of the expressions (see ExprContext::cuda).
+  bool cuda = false;
+  // Reads of producers served from elsewhere (on-chip tiles); see ExprContext::access.
+  std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // When set, the point's value is assigned to this variable instead of
+  // being stored into the stage's buffer.
+  std::string resultVariable;
 };
 
 std::string emitPieceLoops(const LoopNestOptions& o);

@@ -217,6 +217,16 @@ Val zeroOf(const Type& t) {
   return v;
 }
 
+// What a Constant-mode read yields outside: the constant converted to the
+// read's type, to every field of a struct (as C's `(struct s){c, c, c}`).
+Val constantOf(const Type& t, double c) {
+  Val d = makeFloat(ScalarKind::Double, c);
+  if (!t.isStruct()) return convertVal(d, t.scalar);
+  Val v;
+  for (const auto& f : t.structType->fields) v.fields.push_back(convertVal(d, f.type));
+  return v;
+}
+
 class Interpreter {
  public:
   Interpreter(const ir::Pipeline& p, const Inputs& in) : p_(p), in_(in) {}
@@ -296,8 +306,7 @@ class Interpreter {
       if (i < 0 || i >= n) {
         i = resolveIndex(i, n, mode);
         if (i < 0) {
-          if (mode == ir::BoundaryMode::Constant)
-            return convertVal(makeFloat(ScalarKind::Double, constant), type.scalar);
+          if (mode == ir::BoundaryMode::Constant) return constantOf(type, constant);
           return zeroOf(type);
         }
       }

@@ -26,10 +26,20 @@ std::string extentText(const Pipeline& p, const std::vector<Size>& ext) {
 
 }  // namespace
 
-std::string printExpr(const Pipeline& p, const Expr& e) {
-  auto arg = [&](size_t i) { return printExpr(p, *e.args[i]); };
+namespace {
+
+// Appends to `out` rather than returning strings, so that printing a deep
+// expression (a chain of 100,000 '+') stays linear in its size.
+void appendExpr(const Pipeline& p, const Expr& e, std::string& out) {
+  auto arg = [&](size_t i) { appendExpr(p, *e.args[i], out); };
+  auto args = [&](const char* separator) {
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      if (i) out += separator;
+      arg(i);
+    }
+  };
   switch (e.kind) {
-    case Expr::Const: return number(e);
+    case Expr::Const: out += number(e); return;
     case Expr::ImageRead: {
       std::string t = p.stages[static_cast<size_t>(e.producer)].name + "@[";
       auto names = p.paramNames();
@@ -52,33 +62,66 @@ std::string printExpr(const Pipeline& p, const Expr& e) {
       if (e.field >= 0)
         t += "." + e.type.name() + ":" +
              p.stages[static_cast<size_t>(e.producer)].type.structType->fields[static_cast<size_t>(e.field)].name;
-      return t;
+      out += t;
+      return;
     }
-    case Expr::IndexRead: {
-      std::string t = p.stages[static_cast<size_t>(e.producer)].name + "[";
-      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? "," : "") + arg(i);
-      return t + "]";
-    }
-    case Expr::ScalarIn: return p.scalars[static_cast<size_t>(e.scalar)].name;
-    case Expr::Local: return "%" + std::to_string(e.local);
-    case Expr::Unary: return std::string(e.unOp == UnOp::Neg ? "-" : "!") + "(" + arg(0) + ")";
-    case Expr::Binary: return "(" + arg(0) + " " + binOpSpelling(e.binOp) + " " + arg(1) + ")";
-    case Expr::Select: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
-    case Expr::Call: {
-      std::string t = std::string(mathFnName(e.fn)) + "<" + e.type.name() + ">(";
-      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
-      return t + ")";
-    }
-    case Expr::Cast: return "cast<" + e.type.name() + ">(" + arg(0) + ")";
+    case Expr::IndexRead:
+      out += p.stages[static_cast<size_t>(e.producer)].name + "[";
+      args(",");
+      out += "]";
+      return;
+    case Expr::ScalarIn: out += p.scalars[static_cast<size_t>(e.scalar)].name; return;
+    case Expr::Local: out += "%" + std::to_string(e.local); return;
+    case Expr::Unary:
+      out += e.unOp == UnOp::Neg ? "-(" : "!(";
+      arg(0);
+      out += ")";
+      return;
+    case Expr::Binary:
+      out += "(";
+      arg(0);
+      out += std::string(" ") + binOpSpelling(e.binOp) + " ";
+      arg(1);
+      out += ")";
+      return;
+    case Expr::Select:
+      out += "(";
+      arg(0);
+      out += " ? ";
+      arg(1);
+      out += " : ";
+      arg(2);
+      out += ")";
+      return;
+    case Expr::Call:
+      out += std::string(mathFnName(e.fn)) + "<" + e.type.name() + ">(";
+      args(", ");
+      out += ")";
+      return;
+    case Expr::Cast:
+      out += "cast<" + e.type.name() + ">(";
+      arg(0);
+      out += ")";
+      return;
     case Expr::Field:
-      return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
-    case Expr::MakeStruct: {
-      std::string t = "struct " + e.type.name() + "(";
-      for (size_t i = 0; i < e.args.size(); ++i) t += (i ? ", " : "") + arg(i);
-      return t + ")";
-    }
+      arg(0);
+      out += "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
+      return;
+    case Expr::MakeStruct:
+      out += "struct " + e.type.name() + "(";
+      args(", ");
+      out += ")";
+      return;
   }
-  return "?";
+  out += "?";
+}
+
+}  // namespace
+
+std::string printExpr(const Pipeline& p, const Expr& e) {
+  std::string out;
+  appendExpr(p, e, out);
+  return out;
 }
 
 std::string printPipeline(const Pipeline& p) {

@@ -1,9 +1,34 @@
 #include "ir/Size.h"
 
 #include <algorithm>
+#include <climits>
+
+#include "support/Diagnostics.h"
 
 namespace formac::ir {
 namespace {
+
+// Size arithmetic on 64-bit integers. A size that does not fit is the
+// program's fault (`[2147483647*2147483647*2147483647]`), reported as a user
+// error without a location; sema gives it the statement's.
+[[noreturn]] void overflow() {
+  throw UserError("an image size does not fit in a 64-bit integer");
+}
+long long add(long long a, long long b) {
+  long long r;
+  if (__builtin_add_overflow(a, b, &r)) overflow();
+  return r;
+}
+long long sub(long long a, long long b) {
+  long long r;
+  if (__builtin_sub_overflow(a, b, &r)) overflow();
+  return r;
+}
+long long mul(long long a, long long b) {
+  long long r;
+  if (__builtin_mul_overflow(a, b, &r)) overflow();
+  return r;
+}
 
 Size make(SizeNode::Kind k, Size a, Size b, long long v = 0) {
   auto n = std::make_shared<SizeNode>();
@@ -15,6 +40,7 @@ Size make(SizeNode::Kind k, Size a, Size b, long long v = 0) {
 }
 
 long long floorDiv(long long a, long long b) {
+  if (b == 0 || (b == -1 && a == LLONG_MIN)) overflow();
   long long q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -52,28 +78,28 @@ bool isConst(const Size& s, long long* value) {
 
 Size sizeAdd(Size a, Size b) {
   long long x, y;
-  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x + y);
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(add(x, y));
   if (isConst(b, &y) && y == 0) return a;
   if (isConst(a, &x) && x == 0) return b;
-  if (isConst(b, &y) && y < 0) return make(SizeNode::Sub, a, sizeConst(-y));
+  if (isConst(b, &y) && y < 0) return make(SizeNode::Sub, a, sizeConst(sub(0, y)));
   // (x - c1) + c2 folds the constants
   if (isConst(b, &y) && a->kind == SizeNode::Sub && isConst(a->rhs, &x))
-    return sizeAdd(a->lhs, sizeConst(y - x));
+    return sizeAdd(a->lhs, sizeConst(sub(y, x)));
   if (isConst(b, &y) && a->kind == SizeNode::Add && isConst(a->rhs, &x))
-    return sizeAdd(a->lhs, sizeConst(x + y));
+    return sizeAdd(a->lhs, sizeConst(add(x, y)));
   return make(SizeNode::Add, a, b);
 }
 
 Size sizeSub(Size a, Size b) {
   long long x, y;
-  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x - y);
-  if (isConst(b, &y)) return sizeAdd(a, sizeConst(-y)) ;
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(sub(x, y));
+  if (isConst(b, &y)) return sizeAdd(a, sizeConst(sub(0, y)));
   return make(SizeNode::Sub, a, b);
 }
 
 Size sizeMul(Size a, Size b) {
   long long x, y;
-  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(x * y);
+  if (isConst(a, &x) && isConst(b, &y)) return sizeConst(mul(x, y));
   if (isConst(b, &y) && y == 1) return a;
   if (isConst(a, &x) && x == 1) return b;
   return make(SizeNode::Mul, a, b);
@@ -102,9 +128,9 @@ long long evalSize(const Size& s, const std::vector<long long>& params) {
   switch (s->kind) {
     case SizeNode::Const: return s->value;
     case SizeNode::Param: return params.at(static_cast<size_t>(s->param));
-    case SizeNode::Add: return evalSize(s->lhs, params) + evalSize(s->rhs, params);
-    case SizeNode::Sub: return evalSize(s->lhs, params) - evalSize(s->rhs, params);
-    case SizeNode::Mul: return evalSize(s->lhs, params) * evalSize(s->rhs, params);
+    case SizeNode::Add: return add(evalSize(s->lhs, params), evalSize(s->rhs, params));
+    case SizeNode::Sub: return sub(evalSize(s->lhs, params), evalSize(s->rhs, params));
+    case SizeNode::Mul: return mul(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Div: return floorDiv(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Max: return std::max(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Min: return std::min(evalSize(s->lhs, params), evalSize(s->rhs, params));

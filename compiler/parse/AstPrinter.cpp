@@ -1,5 +1,6 @@
 #include "parse/AstPrinter.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace formac::ast {
@@ -48,7 +49,15 @@ class Printer {
   }
 
  private:
-  void line(int depth, const std::string& text) { os_ << std::string(static_cast<size_t>(2 * depth), ' ') << text << "\n"; }
+  // Indented two spaces per level. Deeper than kMaxIndent levels the depth is
+  // written as a number instead, so that the dump of a deep expression (a
+  // chain of 100,000 '+') stays linear in its size.
+  static constexpr int kMaxIndent = 40;
+  void line(int depth, const std::string& text) {
+    os_ << std::string(static_cast<size_t>(2 * std::min(depth, kMaxIndent)), ' ');
+    if (depth > kMaxIndent) os_ << "<" << depth << "> ";
+    os_ << text << "\n";
+  }
   static std::string at(const SourceLoc& l) {
     return " @" + std::to_string(l.line) + ":" + std::to_string(l.col);
   }

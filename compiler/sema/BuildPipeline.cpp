@@ -14,6 +14,13 @@ namespace {
 using ir::Size;
 using ir::Stage;
 
+// Limits that keep a hostile program from exhausting time or memory; real
+// pipelines are far below them.
+constexpr long long kMaxLoopIterations = 100000;  // one `for` loop, unrolled
+constexpr size_t kMaxStages = 100000;             // images in the whole pipeline
+constexpr size_t kMaxInlineDepth = 256;           // vector functions calling each other
+constexpr long long kMaxInlinedCalls = 1000000;   // vector function calls, all inlined
+
 // What a name stands for in a scope.
 struct Value {
   enum Kind { Image, Scalar } kind = Image;
@@ -43,7 +50,7 @@ class PipelineBuilder {
     for (const auto& s : prog_.stmts) statement(*s, global);
     if (prog_.results.empty()) userError(prog_.returnLoc, "'return' needs an image");
     for (const auto& r : prog_.results) {
-      Value v = vexpr(*r, global);
+      Value v = located(r->loc, [&] { return vexpr(*r, global); });
       if (v.kind != Value::Image)
         userError(r->loc, "the program must return an image, not a scalar");
       p_.outputs.push_back(v.stage);
@@ -165,12 +172,13 @@ class PipelineBuilder {
         if (static_cast<int>(in.extent.size()) != in.rank)
           userError(in.loc, "'" + in.name + "' is declared vector#" + std::to_string(in.rank) +
                                 " but its extent has " + std::to_string(in.extent.size()) +
-                                " sizes");
+                                (in.extent.size() == 1 ? " size" : " sizes"));
         Stage s;
         s.kind = Stage::Input;
         s.name = in.name;
         s.type = resolveType(in.type);
-        for (const auto& e : in.extent) s.extent.push_back(size(*e));
+        for (const auto& e : in.extent)
+          s.extent.push_back(located(e->loc, [&] { return size(*e); }));
         s.loc = in.loc;
         s.origin = "input";
         v.stage = addStage(std::move(s));
@@ -181,6 +189,9 @@ class PipelineBuilder {
   }
 
   int addStage(Stage s) {
+    if (p_.stages.size() >= kMaxStages)
+      userError(s.loc, "the program defines more than " + std::to_string(kMaxStages) +
+                           " images; formac does not compile pipelines that large");
     s.id = static_cast<int>(p_.stages.size());
     p_.stages.push_back(std::move(s));
     return p_.stages.back().id;
@@ -223,8 +234,25 @@ class PipelineBuilder {
     return out;
   }
 
+  // Size arithmetic reports an overflow without a location (ir/Size.cpp);
+  // this gives such an error the location of the construct being built.
+  template <class Build>
+  auto located(const SourceLoc& loc, Build&& build) -> decltype(build()) {
+    try {
+      return build();
+    } catch (const UserError& e) {
+      if (e.loc().valid()) throw;
+      userError(loc, e.message());
+    }
+  }
+
   void statement(const ast::Stmt& s, Scope& sc) {
     if (s.kind == ast::Stmt::For) {
+      long long trips = (s.from <= s.to ? s.to - s.from : s.from - s.to) + 1;
+      if (trips > kMaxLoopIterations)
+        userError(s.loc, "the loop over '" + s.iterator + "' runs " + std::to_string(trips) +
+                             " times; formac unrolls at most " +
+                             std::to_string(kMaxLoopIterations) + " iterations");
       long long step = s.from <= s.to ? 1 : -1;
       for (long long i = s.from;; i += step) {
         sc.iterators[s.iterator] = i;
@@ -236,13 +264,15 @@ class PipelineBuilder {
     }
     if (s.kind == ast::Stmt::DoWhile)
       userError(s.loc, "'do ... while' loops are not supported yet");
-    std::string key = indexedKey(s.target, s.targetIndex, sc, s.loc);
-    Value v = vexpr(*s.value, sc);
-    if (s.hasDomain || s.hasOffsets) {
-      if (v.kind != Value::Image) userError(s.value->loc, "only an image can be placed");
-      v.stage = s.hasDomain ? placeSubDomain(s, v.stage) : scatter(s, v.stage);
-    }
-    define(sc, key, v, s.loc);
+    located(s.loc, [&] {
+      std::string key = indexedKey(s.target, s.targetIndex, sc, s.loc);
+      Value v = vexpr(*s.value, sc);
+      if (s.hasDomain || s.hasOffsets) {
+        if (v.kind != Value::Image) userError(s.value->loc, "only an image can be placed");
+        v.stage = s.hasDomain ? placeSubDomain(s, v.stage) : scatter(s, v.stage);
+      }
+      define(sc, key, v, s.loc);
+    });
   }
 
   // `out[a.., b..] = e;`: e(0,0) lands at out(a,b); out's extent is n+a per
@@ -457,7 +487,7 @@ class PipelineBuilder {
         Value v = vexpr(*arg.value, sc);
         if (v.kind != Value::Image)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
-                                 "' is an image, but the scalar is given");
+                                 "' is an image, but a scalar is given");
         const Stage& img = stage(v.stage);
         if (img.rank() != prm.rank)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
@@ -468,7 +498,7 @@ class PipelineBuilder {
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' has type '" +
                                  declared.name() + "' but '" + img.name + "' has type '" +
                                  img.type.name() + "'");
-            if (firstImage < 0) firstImage = v.stage;
+        if (firstImage < 0) firstImage = v.stage;
         b.isImage = true;
         b.stage = v.stage;
         b.rank = prm.rank;
@@ -481,6 +511,9 @@ class PipelineBuilder {
       argList += (i ? ", " : "") + argText;
       bindings[prm.name] = b;
     }
+    if (firstImage < 0)
+      userError(call.loc, "stencil '" + def.name + "' has no image parameter, so its output "
+                          "has no extent");
     sema::LoweredStencil lowered =
         sema::lowerStencilBody(def, bindings, structs_, stage(firstImage).rank());
     // The output extent: each image argument read at offsets, down-sampled by
@@ -573,9 +606,20 @@ class PipelineBuilder {
   }
 
   Value inlineVectorFn(const ast::VectorFnDef& def, const ast::VExpr& call, Scope& caller) {
-    if (++inlineDepth_ > 64)
-      userError(call.loc, "vector function '" + def.name + "' calls itself (recursion is not "
-                          "allowed)");
+    for (size_t i = 0; i < inlining_.size(); ++i) {
+      if (inlining_[i] != &def) continue;
+      std::string cycle;
+      for (size_t j = i; j < inlining_.size(); ++j) cycle += inlining_[j]->name + " -> ";
+      userError(call.loc, "vector function '" + def.name + "' calls itself (" + cycle +
+                              def.name + "); recursion is not allowed");
+    }
+    if (inlining_.size() >= kMaxInlineDepth)
+      userError(call.loc, "vector function calls nested more than " +
+                              std::to_string(kMaxInlineDepth) + " levels deep");
+    if (++inlinedCalls_ > kMaxInlinedCalls)
+      userError(call.loc, "more than " + std::to_string(kMaxInlinedCalls) +
+                              " vector function calls to inline; formac does not compile "
+                              "pipelines that large");
     if (call.args.size() != def.params.size())
       userError(call.loc, "vector function '" + def.name + "' takes " +
                               std::to_string(def.params.size()) + " arguments, " +
@@ -608,9 +652,10 @@ class PipelineBuilder {
       v.defined = prm.loc;
       sc.names[prm.name] = v;
     }
+    inlining_.push_back(&def);
     for (const auto& s : def.body) statement(*s, sc);
     Value result = vexpr(*def.result, sc);
-    --inlineDepth_;
+    inlining_.pop_back();
     return result;
   }
 
@@ -816,7 +861,8 @@ class PipelineBuilder {
   std::map<std::string, int> paramIndex_;
   std::set<int> used_;
   std::set<std::string> usedFns_;
-  int inlineDepth_ = 0;
+  std::vector<const ast::VectorFnDef*> inlining_;  // the calls being inlined, outermost first
+  long long inlinedCalls_ = 0;
 };
 
 }  // namespace

@@ -146,7 +146,8 @@ ExprPtr field(ExprPtr a, const std::string& name, const SourceLoc& loc) {
 ExprPtr makeStruct(const StructType* s, std::vector<ExprPtr> args, const SourceLoc& loc) {
   if (args.size() != s->fields.size())
     userError(loc, "struct '" + s->name + "' has " + std::to_string(s->fields.size()) +
-                       " fields but " + std::to_string(args.size()) + " values are given");
+                       " fields but " + std::to_string(args.size()) +
+                       (args.size() == 1 ? " value is given" : " values are given"));
   auto e = node(Expr::MakeStruct, Type::ofStruct(s));
   for (size_t i = 0; i < args.size(); ++i) {
     requireNumeric(args[i], loc, "field '" + s->fields[i].name + "'");

@@ -107,7 +107,8 @@ class BodyLowering {
         const StencilBinding& b = image(e);
         if (static_cast<int>(e.offsets.size()) != b.rank)
           userError(e.loc, "'" + e.name + "' has rank " + std::to_string(b.rank) + " but " +
-                               std::to_string(e.offsets.size()) + " offsets are given");
+                               std::to_string(e.offsets.size()) +
+                               (e.offsets.size() == 1 ? " offset is given" : " offsets are given"));
         std::vector<ir::ReadAxis> axes;
         for (const auto& o : e.offsets) axes.push_back(ir::ReadAxis{o.offset, o.scale});
         return read(e.name, b, axes, e.loc);
@@ -116,7 +117,8 @@ class BodyLowering {
         const StencilBinding& b = image(e);
         if (static_cast<int>(e.args.size()) != b.rank)
           userError(e.loc, "'" + e.name + "' has rank " + std::to_string(b.rank) + " but " +
-                               std::to_string(e.args.size()) + " indices are given");
+                               std::to_string(e.args.size()) +
+                               (e.args.size() == 1 ? " index is given" : " indices are given"));
         uses_[e.name];  // directly indexed: known, not read at offsets
         auto r = std::make_shared<ir::Expr>();
         r->kind = ir::Expr::IndexRead;

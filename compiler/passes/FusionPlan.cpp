@@ -1,0 +1,127 @@
+#include "passes/FusionPlan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/Edges.h"
+
+namespace formac::passes {
+namespace {
+
+using ir::Stage;
+
+bool isWholeStencil(const ir::Pipeline& p, const Stage& s) {
+  if (s.kind != Stage::Computed || s.pieces.size() != 1) return false;
+  const ir::Piece& pc = s.pieces[0];
+  int np = static_cast<int>(p.params.size());
+  for (size_t d = 0; d < pc.axes.size(); ++d) {
+    long long c;
+    if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
+    if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
+  }
+  return true;
+}
+
+bool sameExtent(const ir::Pipeline& p, const Stage& a, const Stage& b) {
+  if (a.rank() != b.rank()) return false;
+  for (int d = 0; d < a.rank(); ++d)
+    if (!ir::sameSize(a.extent[static_cast<size_t>(d)], b.extent[static_cast<size_t>(d)],
+                      static_cast<int>(p.params.size())))
+      return false;
+  return true;
+}
+
+// Reads of `producer` by `consumer` that a tile can serve.
+bool tileReadable(const ir::Pipeline& p, int producer, int consumer) {
+  bool ok = true;
+  for (const auto& pc : p.stages[static_cast<size_t>(consumer)].pieces)
+    forEachExpr(pc.body, [&](const ir::Expr& e) {
+      if (e.producer != producer) return;
+      if (e.kind == ir::Expr::IndexRead) ok = false;
+      if (e.kind != ir::Expr::ImageRead) return;
+      if (e.mode == ir::BoundaryMode::Wrap || e.firstDim != 0 || !e.origin.empty()) ok = false;
+      for (const auto& a : e.axes)
+        if (a.scale != 1) ok = false;
+    });
+  return ok;
+}
+
+}  // namespace
+
+long long FusionGroup::onChipBytes(const ir::Pipeline& p) const {
+  long long total = 0;
+  for (const auto& m : members) {
+    long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
+    for (size_t d = 0; d < tile.size(); ++d) n *= tile[d] + m.haloLo[d] + m.haloHi[d];
+    total += n;
+  }
+  return total;
+}
+
+std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o) {
+  std::vector<ir::Edge> edges = ir::collectEdges(p);
+  std::map<int, std::vector<int>> consumers;  // producer -> consumer stages
+  for (const auto& e : edges) consumers[e.producer].push_back(e.consumer);
+  std::set<int> outputs(p.outputs.begin(), p.outputs.end());
+  std::vector<int> groupOf(p.stages.size(), -1);
+  std::vector<FusionGroup> groups;
+
+  for (int sid = static_cast<int>(p.stages.size()) - 1; sid >= 0; --sid) {
+    const Stage& sink = p.stages[static_cast<size_t>(sid)];
+    if (sink.kind != Stage::Computed || groupOf[static_cast<size_t>(sid)] >= 0) continue;
+    FusionGroup g;
+    g.sink = sid;
+    int gi = static_cast<int>(groups.size());
+    groupOf[static_cast<size_t>(sid)] = gi;
+    size_t rank = static_cast<size_t>(sink.rank());
+    bool canFuse = o.fuse && rank >= 1 && static_cast<int>(rank) <= o.maxRank &&
+                   isWholeStencil(p, sink);
+    if (canFuse) {
+      g.tile.assign(rank, 1);
+      for (size_t d = 0; d < rank && d < o.preferredTile.size(); ++d)
+        g.tile[rank - 1 - d] = o.preferredTile[o.preferredTile.size() - 1 - d];
+      std::map<int, GroupMember> halos;
+      halos[sid] = GroupMember{sid, std::vector<int>(rank, 0), std::vector<int>(rank, 0)};
+      // Candidates in decreasing id order: all consumers are decided first.
+      for (int pid = sid - 1; pid >= 0; --pid) {
+        const Stage& ps = p.stages[static_cast<size_t>(pid)];
+        if (groupOf[static_cast<size_t>(pid)] >= 0 || outputs.count(pid)) continue;
+        if (!isWholeStencil(p, ps) || !sameExtent(p, ps, sink)) continue;
+        const auto& cs = consumers[pid];
+        if (cs.empty()) continue;
+        bool allIn = std::all_of(cs.begin(), cs.end(), [&](int c) { return halos.count(c) > 0; });
+        if (!allIn) continue;
+        bool readable = std::all_of(cs.begin(), cs.end(), [&](int c) { return tileReadable(p, pid, c); });
+        if (!readable) continue;
+        GroupMember m{pid, std::vector<int>(rank, 0), std::vector<int>(rank, 0)};
+        for (const auto& e : edges) {
+          if (e.producer != pid || !halos.count(e.consumer)) continue;
+          const GroupMember& c = halos[e.consumer];
+          for (size_t d = 0; d < rank; ++d) {
+            m.haloLo[d] = std::max(m.haloLo[d], c.haloLo[d] + std::max(0, -e.minOffset[d]));
+            m.haloHi[d] = std::max(m.haloHi[d], c.haloHi[d] + std::max(0, e.maxOffset[d]));
+          }
+        }
+        // Clamp/mirror reads stay in the region only if the tile exceeds the halo.
+        bool fits = true;
+        for (size_t d = 0; d < rank; ++d)
+          if (g.tile[d] <= std::max(m.haloLo[d], m.haloHi[d])) fits = false;
+        FusionGroup trial = g;
+        trial.members.insert(trial.members.begin(), m);
+        if (!fits || trial.onChipBytes(p) > o.onChipBudget) continue;
+        g = trial;
+        halos[pid] = m;
+        groupOf[static_cast<size_t>(pid)] = gi;
+      }
+      // Members are listed in topological (increasing id) order.
+      std::sort(g.members.begin(), g.members.end(),
+                [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
+    }
+    groups.push_back(g);
+  }
+  std::reverse(groups.begin(), groups.end());
+  return groups;
+}
+
+}  // namespace formac::passes

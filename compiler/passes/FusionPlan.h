@@ -1,0 +1,51 @@
+// FusionPlan: which stages compute together in one fused kernel, and the
+// tile each of them needs (seed 003, Algorithms 1 and 2).
+//
+// A group has one sink, written to memory, and members computed per tile in
+// on-chip memory. Working back from the sink, a producer joins the group when
+//  - it is a whole-extent stencil stage (one piece, no lattice step, the same
+//    rank and extent as the sink) that is not a pipeline output,
+//  - every consumer of it is already in the group (so it is never needed in
+//    memory; a stage read by two fused consumers is computed once per tile and
+//    shared by both),
+//  - the group reads it only at unit scale, with no Wrap mode and no absolute
+//    index (those reach outside any tile),
+//  - the tiles still fit the on-chip budget.
+// Everything else is materialised by its own group (Algorithm 2).
+// Halo (Algorithm 1): a member's region is the sink tile widened by the
+// hulls of its consumers' reads, accumulated along the paths to the sink.
+// Clamp and mirror reads stay inside the region as long as the tile is at
+// least one point larger than the halo (checked by the planner).
+#pragma once
+
+#include <vector>
+
+#include "ir/Pipeline.h"
+
+namespace formac::passes {
+
+struct GroupMember {
+  int stage = -1;
+  std::vector<int> haloLo, haloHi;  // region = [tile_lo - haloLo, tile_hi + haloHi] per dim
+};
+
+struct FusionGroup {
+  int sink = -1;
+  std::vector<GroupMember> members;  // topological order, sink excluded
+  std::vector<int> tile;             // sink points per tile, per dimension
+  bool fused() const { return !members.empty(); }
+  long long onChipBytes(const ir::Pipeline& p) const;
+};
+
+struct FusionOptions {
+  bool fuse = true;
+  int maxRank = 2;              // fused kernels are generated for this rank and below
+  long long onChipBudget = 48 * 1024;
+  std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
+};
+
+// Groups in an order where producers come first; every computed stage is the
+// sink of exactly one group or a member of one.
+std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o);
+
+}  // namespace formac::passes

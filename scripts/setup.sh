@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what formac needs on a Debian machine (only the missing packages)
+# and builds it into build/. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+have() { dpkg -s "$1" >/dev/null 2>&1; }
+for pkg in cmake g++ gcc make libgtest-dev libpng-dev pkg-config; do
+  have "$pkg" || need+=("$pkg")
+done
+if ((${#need[@]})); then
+  echo "setup: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$jobs"

@@ -1,0 +1,364 @@
+#include "CRunner.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "Harness.h"
+#include "Values.h"
+#include "codegen/CodeGen_C.h"
+#include "eval/Evaluator.h"
+#include "ir/Verifier.h"
+#include "lex/Lexer.h"
+#include "parse/Parser.h"
+#include "sema/Sema.h"
+
+namespace fs = std::filesystem;
+
+namespace formac::e2e {
+namespace {
+
+struct PreparedRun {
+  HarnessRun sizes;
+  std::vector<std::vector<unsigned char>> inputs;  // per Pipeline::inputs entry
+  std::vector<eval::Buffer> expected;              // per Pipeline::outputs entry
+};
+
+// One program on its way through the front end, the C compiler and the
+// comparison. `error` set means it failed (and stops there).
+struct Program {
+  const ProgramCase* spec = nullptr;
+  int id = 0;
+  std::unique_ptr<SourceFile> source;
+  ir::Pipeline pipeline;
+  std::string kernel;
+  codegen::GeneratedC code;
+  std::vector<PreparedRun> runs;
+  CaseOutcome outcome;
+  std::string error;
+  std::string notes;  // what the harness printed while it ran
+  bool finished = false;  // the harness printed "done"
+};
+
+std::string shellQuote(const std::string& s) {
+  std::string t = "'";
+  for (char c : s) t += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return t + "'";
+}
+
+// Runs a shell command; returns its exit status and its merged output.
+int runCommand(const std::string& cmd, std::string& output) {
+  output.clear();
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  if (!f) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) output.append(buf, n);
+  int status = pclose(f);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+void writeFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+void writeBytes(const fs::path& path, const std::vector<unsigned char>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+bool readBytes(const fs::path& path, std::vector<unsigned char>& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
+}
+
+std::string truncated(const std::string& s, size_t n = 4000) {
+  return s.size() <= n ? s : s.substr(0, n) + "\n[... " + std::to_string(s.size() - n) + " more bytes]";
+}
+
+std::string describeRun(const ir::Pipeline& p, const std::vector<long long>& params) {
+  std::string t;
+  for (size_t i = 0; i < p.params.size(); ++i)
+    t += (t.empty() ? "" : " ") + p.params[i].name + "=" + std::to_string(params[i]);
+  return t.empty() ? "fixed sizes" : t;
+}
+
+void fail(Program& g, const std::string& why) {
+  if (!g.error.empty()) return;
+  g.error = why + "\n--- program " + g.spec->name + " ---\n" + g.spec->source;
+}
+
+uint32_t seedOf(const std::string& name) {
+  uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+// Front end, C generation, inputs and the evaluator's outputs.
+void prepare(Program& g, bool singleKernel) {
+  const ProgramCase& c = *g.spec;
+  g.kernel = singleKernel ? "k" : "k" + std::to_string(g.id);
+  g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
+  try {
+    ast::Program ast = parse(lex(*g.source));
+    Warnings warnings;
+    g.pipeline = buildPipeline(ast, g.kernel, warnings);
+    ir::verify(g.pipeline);
+    codegen::COptions co;
+    co.kernelName = g.kernel;
+    co.sourcePath = g.source->path;
+    g.code = codegen::generateC(g.pipeline, co);
+  } catch (const UserError& e) {
+    return fail(g, std::string("the front end rejects the program:\n") + e.what());
+  } catch (const std::exception& e) {
+    return fail(g, std::string("compiling the program throws: ") + e.what());
+  }
+  const ir::Pipeline& p = g.pipeline;
+  std::mt19937 rng(seedOf(c.name));
+  std::vector<std::vector<long long>> runs = c.runs;
+  if (runs.empty()) runs.push_back({});
+  for (const auto& params : runs) {
+    if (params.size() != p.params.size())
+      return fail(g, "a run gives " + std::to_string(params.size()) + " parameter values for " +
+                         std::to_string(p.params.size()) + " parameters");
+    bool negative = false;
+    std::vector<std::vector<long long>> extents;
+    for (const auto& s : p.stages) {
+      extents.emplace_back();
+      for (const auto& e : s.extent) {
+        extents.back().push_back(ir::evalSize(e, params));
+        negative = negative || extents.back().back() < 0;
+      }
+    }
+    if (negative) {
+      ++g.outcome.runsSkipped;
+      continue;
+    }
+    auto count = [&](int stage) {
+      size_t n = 1;
+      for (long long e : extents[static_cast<size_t>(stage)]) n *= static_cast<size_t>(e);
+      return n;
+    };
+    PreparedRun run;
+    run.sizes.params = params;
+    eval::Inputs in;
+    in.params = params;
+    in.scalars.assign(p.scalars.size(), 0.0);
+    std::map<int, size_t> imageOfStage;
+    for (const auto& arg : p.inputs) {
+      if (arg.kind == ir::EntryArg::Image) {
+        const ir::Stage& s = p.stages[static_cast<size_t>(arg.index)];
+        imageOfStage[arg.index] = run.inputs.size();
+        run.inputs.push_back(randomImage(s.type, count(arg.index), rng));
+      } else {
+        ScalarValue v = randomScalar(p.scalars[static_cast<size_t>(arg.index)].type, rng);
+        in.scalars[static_cast<size_t>(arg.index)] = v.value;
+        run.inputs.push_back(v.bytes);
+      }
+      run.sizes.inputBytes.push_back(run.inputs.back().size());
+    }
+    for (const auto& s : p.stages)
+      if (s.kind == ir::Stage::Input) in.images.push_back(run.inputs.at(imageOfStage.at(s.id)).data());
+    for (int o : p.outputs)
+      run.sizes.outputBytes.push_back(count(o) * typeSize(p.stages[static_cast<size_t>(o)].type));
+    try {
+      run.expected = eval::evaluate(p, in);
+    } catch (const std::exception& e) {
+      return fail(g, "the evaluator throws for " + describeRun(p, params) + ": " + e.what());
+    }
+    g.runs.push_back(std::move(run));
+  }
+}
+
+void writeProgram(const Program& g, const fs::path& dir) {
+  std::string stem = "p" + std::to_string(g.id);
+  writeFile(dir / (stem + ".c"), g.code.source);
+  writeFile(dir / (stem + ".h"), g.code.header);
+  std::vector<HarnessRun> sizes;
+  for (const auto& r : g.runs) sizes.push_back(r.sizes);
+  writeFile(dir / ("h" + std::to_string(g.id) + ".c"),
+            harnessFunction(g.pipeline, g.id, g.kernel, stem + ".h", sizes));
+  for (size_t r = 0; r < g.runs.size(); ++r)
+    for (size_t i = 0; i < g.runs[r].inputs.size(); ++i)
+      writeBytes(dir / inputFile(g.id, static_cast<int>(r), static_cast<int>(i)), g.runs[r].inputs[i]);
+}
+
+// Compiles the batch's programs to objects, names those that do not compile,
+// links the rest with main.c and runs them, restarting after a crash.
+void buildAndRun(std::vector<Program*>& batch, const fs::path& dir, const RunnerOptions& o) {
+  std::string cc = shellQuote(o.cc) + " " + o.cflags + " -I. ";
+  std::string cd = "cd " + shellQuote(dir.string()) + " && ";
+  std::string all, log;
+  for (Program* g : batch) all += " p" + std::to_string(g->id) + ".c h" + std::to_string(g->id) + ".c";
+  runCommand(cd + cc + "-c" + all, log);
+  std::vector<Program*> ok;
+  for (Program* g : batch) {
+    std::string id = std::to_string(g->id);
+    if (fs::exists(dir / ("p" + id + ".o")) && fs::exists(dir / ("h" + id + ".o"))) {
+      ok.push_back(g);
+      continue;
+    }
+    std::string own;
+    runCommand(cd + cc + "-c p" + id + ".c h" + id + ".c", own);
+    fail(*g, "the generated C does not compile (" + o.cc + " " + o.cflags + "):\n" + truncated(own));
+  }
+  std::vector<int> ids;
+  std::string objects;
+  for (Program* g : ok) {
+    ids.push_back(g->id);
+    objects += " p" + std::to_string(g->id) + ".o h" + std::to_string(g->id) + ".o";
+  }
+  writeFile(dir / "main.c", harnessMain(ids));
+  if (runCommand(cd + cc + "main.c" + objects + " -o run -lm", log) != 0) {
+    for (Program* g : ok) fail(*g, "linking the batch fails:\n" + truncated(log));
+    return;
+  }
+  size_t next = 0;
+  while (next < ok.size()) {
+    std::string out;
+    int status = runCommand(cd + "OMP_WAIT_POLICY=passive timeout 120 ./run . " + std::to_string(next), out);
+    std::istringstream lines(out);
+    std::string line;
+    Program* current = nullptr;
+    size_t resume = ok.size();
+    while (std::getline(lines, line)) {
+      unsigned pos = 0;
+      int bad = 0;
+      if (std::sscanf(line.c_str(), "start %u", &pos) == 1 && pos < ok.size()) {
+        current = ok[pos];
+        resume = pos + 1;
+      } else if (std::sscanf(line.c_str(), "done %u %d", &pos, &bad) == 2 && pos < ok.size()) {
+        ok[pos]->finished = true;
+        if (bad) fail(*ok[pos], "the harness reports:\n" + ok[pos]->notes);
+        current = nullptr;
+      } else if (current) {
+        current->notes += line + "\n";
+      }
+    }
+    if (current && !current->finished)
+      fail(*current, "the generated code crashes or hangs (exit status " + std::to_string(status) +
+                         "); output:\n" + truncated(current->notes));
+    if (resume <= next) break;  // no progress: give up on the rest
+    next = resume;
+  }
+  for (Program* g : ok)
+    if (!g->finished) fail(*g, "the harness never finished this program");
+}
+
+void compareOutputs(Program& g, const fs::path& dir) {
+  const ir::Pipeline& p = g.pipeline;
+  for (size_t r = 0; r < g.runs.size(); ++r) {
+    const PreparedRun& run = g.runs[r];
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      const ir::Stage& s = p.stages[static_cast<size_t>(p.outputs[o])];
+      for (int call = 0; call < kCallsPerRun; ++call) {
+        std::vector<unsigned char> got;
+        if (!readBytes(dir / outputFile(g.id, static_cast<int>(r), static_cast<int>(o), call), got))
+          return fail(g, "no output file for run " + std::to_string(r));
+        std::string diff = firstDifference(s.type, run.expected[o].extent, run.expected[o].bytes, got);
+        if (diff.empty()) continue;
+        std::string shape = s.type.name() + "[";
+        for (size_t d = 0; d < run.expected[o].extent.size(); ++d)
+          shape += (d ? "," : "") + std::to_string(run.expected[o].extent[d]);
+        return fail(g, "mismatch for " + describeRun(p, run.sizes.params) + ", output " +
+                           std::to_string(o) + " (" + shape + "]), call " + std::to_string(call + 1) +
+                           ": " + diff);
+      }
+    }
+    ++g.outcome.runsCompared;
+  }
+}
+
+}  // namespace
+
+RunnerOptions defaultRunnerOptions() {
+  RunnerOptions o;
+#ifdef FORMAC_TEST_CC
+  o.cc = FORMAC_TEST_CC;
+#else
+  o.cc = "cc";
+#endif
+  if (const char* cc = getenv("FORMAC_E2E_CC")) o.cc = cc;
+  if (const char* extra = getenv("FORMAC_E2E_CFLAGS")) o.cflags += std::string(" ") + extra;
+  const char* keep = getenv("FORMAC_E2E_KEEP");
+  o.keepFiles = keep && *keep && std::string(keep) != "0";
+  return o;
+}
+
+std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o) {
+  std::vector<Program> programs(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    programs[i].spec = &cases[i];
+    programs[i].id = static_cast<int>(i);
+  }
+  std::string tmpl = (fs::temp_directory_path() / "formac_e2e_XXXXXX").string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
+  fs::path root(buf.data());
+
+  size_t perBatch = static_cast<size_t>(std::max(1, o.programsPerBatch));
+  size_t batches = (programs.size() + perBatch - 1) / perBatch;
+  std::atomic<size_t> nextBatch{0};
+  auto worker = [&] {
+    for (size_t b; (b = nextBatch++) < batches;) {
+      fs::path dir = root / ("batch" + std::to_string(b));
+      fs::create_directories(dir);
+      writeFile(dir / "e2e.h", harnessCommonHeader());
+      std::vector<Program*> batch;
+      for (size_t i = b * perBatch; i < std::min(programs.size(), (b + 1) * perBatch); ++i) {
+        Program& g = programs[i];
+        prepare(g, programs.size() == 1);
+        if (!g.error.empty()) continue;
+        std::string source = g.code.source;
+        if (o.stripContractPragma) {
+          size_t at = source.find("#pragma GCC optimize(\"fp-contract=off\")");
+          if (at != std::string::npos) source.erase(at, source.find('\n', at) - at);
+          at = source.find("#pragma STDC FP_CONTRACT OFF");
+          if (at != std::string::npos) source.erase(at, source.find('\n', at) - at);
+          g.code.source = source;
+        }
+        writeProgram(g, dir);
+        batch.push_back(&g);
+      }
+      if (!batch.empty()) buildAndRun(batch, dir, o);
+      for (Program* g : batch)
+        if (g->error.empty()) compareOutputs(*g, dir);
+    }
+  };
+  int workers = o.workers > 0 ? o.workers
+                              : static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+
+  bool anyFailed = false;
+  std::vector<CaseOutcome> out;
+  for (Program& g : programs) {
+    g.outcome.passed = g.error.empty();
+    g.outcome.message = g.error;
+    anyFailed = anyFailed || !g.outcome.passed;
+    out.push_back(g.outcome);
+  }
+  if (o.keepFiles) {
+    std::fprintf(stderr, "e2e: generated files kept in %s\n", root.c_str());
+  } else {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  (void)anyFailed;
+  return out;
+}
+
+}  // namespace formac::e2e

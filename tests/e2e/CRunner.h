@@ -1,0 +1,53 @@
+// The C backend against the reference evaluator, on random inputs.
+//
+// runCases takes Forma programs (source text plus the parameter values of
+// each run), compiles each through the front end and generateC, builds the
+// generated .c with a generated harness using the system C compiler, runs it
+// and compares every output byte for byte (field by field for structs, so
+// padding is ignored) with formac::eval::evaluate on the same inputs. It
+// returns one outcome per case, in order; a failure message names the first
+// differing element, both values, the run's sizes and the program.
+//
+// Programs are built in batches (one compiler call and one process per batch,
+// kernels named k0, k1, ...) on several threads, so hundreds of programs
+// stay fast. Each entry point is called twice per run (the second call reuses
+// the cached workspace) into an output buffer prefilled with 0xA5 and
+// followed by a canary; inputs must come back unchanged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace formac::e2e {
+
+struct ProgramCase {
+  std::string name;    // unique; letters, digits and '_'
+  std::string source;  // Forma program text
+  // One entry per run: the value of each `parameter`, in declaration order.
+  // Runs whose sizes make an extent negative are skipped (and counted).
+  std::vector<std::vector<long long>> runs;
+};
+
+struct CaseOutcome {
+  bool passed = false;
+  std::string message;  // why it failed (empty when it passed)
+  int runsCompared = 0;
+  int runsSkipped = 0;  // negative extents for those sizes
+};
+
+struct RunnerOptions {
+  std::string cc;  // the C compiler
+  std::string cflags = "-std=c99 -O2 -fopenmp -Wall -Wextra -Werror";
+  // Delete the fp-contraction pragma from the generated code (a control
+  // showing that the comparison notices fused multiply-adds).
+  bool stripContractPragma = false;
+  int programsPerBatch = 12;
+  int workers = 0;  // 0: the machine's thread count (at most 8)
+  bool keepFiles = false;  // keep the temporary directory (also FORMAC_E2E_KEEP=1)
+};
+
+RunnerOptions defaultRunnerOptions();
+
+std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o);
+
+}  // namespace formac::e2e

@@ -1,0 +1,179 @@
+#include "Harness.h"
+
+#include <sstream>
+
+namespace formac::e2e {
+namespace {
+
+const int kCanary = 64;  // bytes after each output that must stay 0xA5
+
+std::string paramList(const ir::Pipeline& p, const HarnessRun& r) {
+  std::string t;
+  for (size_t i = 0; i < p.params.size(); ++i)
+    t += (t.empty() ? "" : ", ") + p.params[i].name + " = " + std::to_string(r.params[i]);
+  return t.empty() ? "fixed sizes" : t;
+}
+
+}  // namespace
+
+std::string inputFile(int program, int run, int input) {
+  return "p" + std::to_string(program) + "_r" + std::to_string(run) + "_i" + std::to_string(input) +
+         ".bin";
+}
+
+std::string outputFile(int program, int run, int output, int call) {
+  return "p" + std::to_string(program) + "_r" + std::to_string(run) + "_o" + std::to_string(output) +
+         "_c" + std::to_string(call) + ".bin";
+}
+
+std::string harnessFunction(const ir::Pipeline& p, int id, const std::string& kernel,
+                            const std::string& header, const std::vector<HarnessRun>& runs) {
+  std::ostringstream os;
+  os << "#include \"" << header << "\"\n#include \"e2e.h\"\n\n"
+     << "int e2e_run_" << id << "(const char* dir) {\n  int bad = 0;\n";
+  if (runs.empty()) os << "  (void)dir;\n";
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const HarnessRun& run = runs[r];
+    int ri = static_cast<int>(r);
+    os << "  { /* run " << r << ": " << paramList(p, run) << " */\n";
+    std::string args;
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      const ir::EntryArg& in = p.inputs[i];
+      std::string var = "in" + std::to_string(i);
+      std::string file = inputFile(id, ri, static_cast<int>(i));
+      if (in.kind == ir::EntryArg::Image) {
+        std::string t = p.stages[static_cast<size_t>(in.index)].type.cName();
+        os << "    " << t << "* " << var << " = (" << t << "*)e2e_load(dir, \"" << file << "\", "
+           << run.inputBytes[i] << "u);\n";
+      } else {
+        os << "    " << scalarCType(p.scalars[static_cast<size_t>(in.index)].type) << " " << var
+           << ";\n    e2e_load_value(dir, \"" << file << "\", &" << var << ", sizeof " << var
+           << ");\n";
+      }
+      args += (args.empty() ? "" : ", ") + var;
+    }
+    for (long long v : run.params) args += (args.empty() ? "" : ", ") + std::to_string(v);
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      std::string t = p.stages[static_cast<size_t>(p.outputs[o])].type.cName();
+      os << "    unsigned char* out" << o << " = e2e_alloc(" << run.outputBytes[o] << "u);\n";
+      args += (args.empty() ? "" : ", ") + ("(" + t + "*)out" + std::to_string(o));
+    }
+    os << "    int call;\n    for (call = 0; call < " << kCallsPerRun << "; ++call) {\n";
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      os << "      e2e_poison(out" << o << ", " << run.outputBytes[o] << "u);\n";
+    os << "      " << kernel << "(" << args << ");\n";
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      os << "      bad += e2e_save(dir, " << id << ", " << r << ", " << o << ", call, out" << o
+         << ", " << run.outputBytes[o] << "u);\n";
+    os << "    }\n";
+    for (size_t i = 0; i < p.inputs.size(); ++i)
+      if (p.inputs[i].kind == ir::EntryArg::Image)
+        os << "    bad += e2e_unchanged(dir, \"" << inputFile(id, ri, static_cast<int>(i))
+           << "\", in" << i << ", " << run.inputBytes[i] << "u);\n    free(in" << i << ");\n";
+    for (size_t o = 0; o < p.outputs.size(); ++o) os << "    free(out" << o << ");\n";
+    os << "  }\n";
+  }
+  os << "  return bad;\n}\n";
+  return os.str();
+}
+
+std::string harnessCommonHeader() {
+  return R"(#ifndef E2E_H
+#define E2E_H
+#include <stddef.h>
+#include <stdlib.h>
+void* e2e_load(const char* dir, const char* name, size_t bytes);
+void e2e_load_value(const char* dir, const char* name, void* into, size_t bytes);
+unsigned char* e2e_alloc(size_t bytes);
+void e2e_poison(unsigned char* p, size_t bytes);
+int e2e_save(const char* dir, int program, int run, int output, int call,
+             const unsigned char* p, size_t bytes);
+int e2e_unchanged(const char* dir, const char* name, const void* p, size_t bytes);
+#endif
+)";
+}
+
+std::string harnessMain(const std::vector<int>& programIds) {
+  std::ostringstream os;
+  os << "#include \"e2e.h\"\n#include <stdio.h>\n#include <string.h>\n\n"
+     << "#define E2E_CANARY " << kCanary << "\n"
+     << R"(static FILE* e2e_open(const char* dir, const char* name, const char* mode) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return fopen(path, mode);
+}
+void* e2e_load(const char* dir, const char* name, size_t bytes) {
+  unsigned char* p = (unsigned char*)malloc(bytes + 1);
+  FILE* f = e2e_open(dir, name, "rb");
+  if (!p || !f || fread(p, 1, bytes, f) != bytes) {
+    printf("note cannot read %s\n", name);
+    exit(3);
+  }
+  fclose(f);
+  return p;
+}
+void e2e_load_value(const char* dir, const char* name, void* into, size_t bytes) {
+  void* p = e2e_load(dir, name, bytes);
+  memcpy(into, p, bytes);
+  free(p);
+}
+unsigned char* e2e_alloc(size_t bytes) {
+  unsigned char* p = (unsigned char*)malloc(bytes + E2E_CANARY);
+  if (!p) exit(4);
+  return p;
+}
+void e2e_poison(unsigned char* p, size_t bytes) { memset(p, 0xA5, bytes + E2E_CANARY); }
+int e2e_save(const char* dir, int program, int run, int output, int call,
+             const unsigned char* p, size_t bytes) {
+  char name[256];
+  size_t i;
+  int bad = 0;
+  FILE* f;
+  for (i = bytes; i < bytes + E2E_CANARY; ++i)
+    if (p[i] != 0xA5) {
+      printf("note output %d of run %d (call %d) was written past its end, at byte %lu\n",
+             output, run, call, (unsigned long)i);
+      bad = 1;
+      break;
+    }
+  snprintf(name, sizeof name, "p%d_r%d_o%d_c%d.bin", program, run, output, call);
+  f = e2e_open(dir, name, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) {
+    printf("note cannot write %s\n", name);
+    exit(3);
+  }
+  fclose(f);
+  return bad;
+}
+int e2e_unchanged(const char* dir, const char* name, const void* p, size_t bytes) {
+  void* orig = e2e_load(dir, name, bytes);
+  int same = memcmp(orig, p, bytes) == 0;
+  free(orig);
+  if (!same) printf("note input %s was modified\n", name);
+  return !same;
+}
+
+)";
+  for (int id : programIds) os << "int e2e_run_" << id << "(const char* dir);\n";
+  os << "static int (*const e2e_programs[])(const char*) = {";
+  for (size_t i = 0; i < programIds.size(); ++i) os << (i ? ", " : "") << "e2e_run_" << programIds[i];
+  if (programIds.empty()) os << "0";
+  os << "};\nstatic const int e2e_count = " << programIds.size() << ";\n\n"
+     << R"(int main(int argc, char** argv) {
+  int i;
+  if (argc < 3) return 2;
+  for (i = atoi(argv[2]); i < e2e_count; ++i) {
+    int bad;
+    printf("start %d\n", i);
+    fflush(stdout);
+    bad = e2e_programs[i](argv[1]);
+    printf("done %d %d\n", i, bad);
+    fflush(stdout);
+  }
+  return 0;
+}
+)";
+  return os.str();
+}
+
+}  // namespace formac::e2e

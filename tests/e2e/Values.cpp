@@ -1,0 +1,126 @@
+#include "Values.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace formac::e2e {
+namespace {
+
+double randomNumber(ScalarKind k, std::mt19937& rng) {
+  switch (k) {
+    case ScalarKind::Int8: return std::uniform_int_distribution<int>(0, 255)(rng);
+    case ScalarKind::Int16: return std::uniform_int_distribution<int>(-3000, 3000)(rng);
+    case ScalarKind::Int: return std::uniform_int_distribution<int>(-1000, 1000)(rng);
+    case ScalarKind::Float:
+    case ScalarKind::Double: {
+      double v = std::uniform_int_distribution<int>(0, 4)(rng) == 0
+                     ? std::uniform_int_distribution<int>(-4, 4)(rng)
+                     : std::uniform_real_distribution<double>(-4.0, 4.0)(rng);
+      return k == ScalarKind::Float ? static_cast<double>(static_cast<float>(v)) : v;
+    }
+  }
+  return 0.0;
+}
+
+void storeNumber(unsigned char* p, ScalarKind k, double v) {
+  switch (k) {
+    case ScalarKind::Int8: *p = static_cast<unsigned char>(v); break;
+    case ScalarKind::Int16: { short x = static_cast<short>(v); std::memcpy(p, &x, 2); break; }
+    case ScalarKind::Int: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Float: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Double: std::memcpy(p, &v, 8); break;
+  }
+}
+
+std::string describeNumber(const unsigned char* p, ScalarKind k) {
+  char buf[96];
+  switch (k) {
+    case ScalarKind::Int8: std::snprintf(buf, sizeof buf, "%u", *p); break;
+    case ScalarKind::Int16: { short x; std::memcpy(&x, p, 2); std::snprintf(buf, sizeof buf, "%d", x); break; }
+    case ScalarKind::Int: { int32_t x; std::memcpy(&x, p, 4); std::snprintf(buf, sizeof buf, "%d", x); break; }
+    case ScalarKind::Float: {
+      float x; uint32_t b;
+      std::memcpy(&x, p, 4); std::memcpy(&b, p, 4);
+      std::snprintf(buf, sizeof buf, "%.9g (0x%08x)", static_cast<double>(x), b);
+      break;
+    }
+    case ScalarKind::Double: {
+      double x; uint64_t b;
+      std::memcpy(&x, p, 8); std::memcpy(&b, p, 8);
+      std::snprintf(buf, sizeof buf, "%.17g (0x%016llx)", x, static_cast<unsigned long long>(b));
+      break;
+    }
+  }
+  return buf;
+}
+
+// The scalar parts of an element: (offset, kind, field name).
+struct Part {
+  size_t offset;
+  ScalarKind kind;
+  std::string name;
+};
+
+std::vector<Part> partsOf(const Type& t) {
+  if (!t.isStruct()) return {{0, t.scalar, ""}};
+  std::vector<Part> parts;
+  const StructType& s = *t.structType;
+  for (size_t f = 0; f < s.fields.size(); ++f)
+    parts.push_back({fieldOffset(s, static_cast<int>(f)), s.fields[f].type, s.fields[f].name});
+  return parts;
+}
+
+}  // namespace
+
+std::vector<unsigned char> randomImage(const Type& t, size_t count, std::mt19937& rng) {
+  size_t size = typeSize(t);
+  std::vector<unsigned char> bytes(count * size, 0);
+  std::vector<Part> parts = partsOf(t);
+  for (size_t i = 0; i < count; ++i)
+    for (const Part& part : parts)
+      storeNumber(bytes.data() + i * size + part.offset, part.kind, randomNumber(part.kind, rng));
+  bool allZero = true;
+  for (unsigned char b : bytes) allZero = allZero && b == 0;
+  if (allZero && count > 0) storeNumber(bytes.data() + parts[0].offset, parts[0].kind, 1.0);
+  return bytes;
+}
+
+ScalarValue randomScalar(ScalarKind k, std::mt19937& rng) {
+  ScalarValue s;
+  do s.value = randomNumber(k, rng);
+  while (s.value == 0.0);
+  s.bytes.assign(static_cast<size_t>(scalarSize(k)), 0);
+  storeNumber(s.bytes.data(), k, s.value);
+  return s;
+}
+
+std::string firstDifference(const Type& t, const std::vector<long long>& extent,
+                            const std::vector<unsigned char>& want,
+                            const std::vector<unsigned char>& got) {
+  if (want.size() != got.size())
+    return "sizes differ: the evaluator has " + std::to_string(want.size()) + " bytes, C " +
+           std::to_string(got.size());
+  size_t size = typeSize(t);
+  std::vector<Part> parts = partsOf(t);
+  for (size_t i = 0; size > 0 && i < want.size() / size; ++i)
+    for (const Part& part : parts) {
+      size_t at = i * size + part.offset;
+      size_t n = static_cast<size_t>(scalarSize(part.kind));
+      if (std::memcmp(want.data() + at, got.data() + at, n) == 0) continue;
+      std::string coords;
+      size_t rest = i;
+      for (size_t d = extent.size(); d-- > 0;) {
+        size_t e = static_cast<size_t>(extent[d]);
+        coords = std::to_string(rest % e) + (coords.empty() ? "" : ",") + coords;
+        rest /= e;
+      }
+      return "element " + std::to_string(i) + " [" + coords + "]" +
+             (part.name.empty() ? "" : " field " + part.name) + ": C gives " +
+             describeNumber(got.data() + at, part.kind) + ", the evaluator " +
+             describeNumber(want.data() + at, part.kind);
+    }
+  return "";
+}
+
+}  // namespace formac::e2e

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On a GPU machine: builds every compat program's generated CUDA (fused and
+# unfused) with its C driver and runs it at the default and awkward sizes.
+# Usage: run_compat_gpu.sh DIR   (DIR holds NAME.idsl, NAME_driver.c,
+# NAME_fused.cu and NAME_unfused.cu, as made by make_gpu_bundle.sh)
+set -u
+dir=${1:?bundle directory}
+cd "$dir"
+pass=0; fail=0
+build() {  # name variant
+  { [ -f "$1_driver.o" ] || gcc -std=c99 -O2 -c "$1_driver.c" -o "$1_driver.o"; } 2>"$1_$2.log" &&
+  nvcc -arch=sm_90 -O3 -o "$1_$2.x" "$1_$2.cu" "$1_driver.o" -lm 2>>"$1_$2.log"
+}
+for drv in *_driver.c; do
+  t=${drv%_driver.c}
+  for v in fused unfused; do
+    [ -f "${t}_$v.cu" ] || continue
+    if ! build "$t" "$v"; then echo "FAIL $t ($v): does not build"; head -5 "${t}_$v.log"; fail=$((fail+1)); continue; fi
+    ok=1
+    for size in "" "1 7" "3 2" "17 1" "5 5" "61 67"; do
+      out=$(./"${t}_$v.x" $size 2>&1); rc=$?
+      case "$out" in *"need "*) continue;; esac
+      if [ $rc -ne 0 ]; then ok=0; echo "FAIL $t ($v) at size '$size': $(echo "$out" | tail -2)"; fi
+    done
+    if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
+  done
+done
+echo "gpu compat: $pass passed, $fail failed"
+[ $fail -eq 0 ]
