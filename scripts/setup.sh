@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 need=()
 have() { dpkg -s "$1" >/dev/null 2>&1; }
-for pkg in cmake g++ gcc make libgtest-dev libpng-dev pkg-config; do
+# clang + libclang-rt-14-dev: the libFuzzer test of the front end (tests/fuzz).
+for pkg in cmake g++ gcc make libgtest-dev libpng-dev pkg-config clang libclang-rt-14-dev; do
   have "$pkg" || need+=("$pkg")
 done
 if ((${#need[@]})); then

@@ -1,10 +1,12 @@
 // CodeGen_C: the pipeline IR -> C99 with OpenMP (`--print-c`, `--target=openmp`).
 //
-// Unfused: one loop nest per stage piece, the outer loop parallel. Each
-// piece's valid box is split along the innermost dimension into check-free
-// interior runs and border runs that resolve boundary modes. Intermediates
-// live in a workspace (create / run / destroy); the Forma entry point keeps
-// one cached workspace between calls of the same size.
+// Stencil chains that passes/FusionPlan groups are computed tile by tile with
+// their intermediates in per-thread, cache-sized buffers (FusedTiles_C.h).
+// Every other stage gets one loop nest per piece, the outer loop parallel;
+// its valid box is split along the innermost dimension into check-free
+// interior runs and border runs that resolve boundary modes. Materialised
+// intermediates live in a workspace (create / run / destroy); the Forma entry
+// point keeps one cached workspace between calls of the same size.
 #pragma once
 
 #include <string>
@@ -17,6 +19,7 @@ struct COptions {
   std::string kernelName;
   std::string sourcePath;   // for comments
   bool openmp = true;
+  bool fuse = true;  // cache-tiled fusion of stencil chains (FusedTiles_C.h)
 };
 
 struct GeneratedC {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
@@ -179,9 +180,12 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   ctx.buffer = [&](int id) { return o.names->stage[static_cast<size_t>(id)]; };
   ctx.scalar = [&](int i) { return o.names->scalar[static_cast<size_t>(i)]; };
   std::string t;
+  std::set<std::string> localNames;  // a source local `t_1` and the second `t` are both t_1
   for (size_t i = 0; i < pc.body.lets.size(); ++i) {
     const ir::Let& l = pc.body.lets[i];
     std::string name = "v_" + cIdentifier(l.name);
+    for (int k = 2; !localNames.insert(name).second; ++k)
+      name = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
     t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
     ctx.lets.push_back(name);
   }
@@ -233,7 +237,7 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
   }
   std::string cur = in;
   for (size_t d = 0; d + 1 < rank; ++d) {
-    if (d == 0 && o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    if (d == 0 && o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
     t += cur + "for (long long " + qName(d) + " = lo" + std::to_string(d) + "; " + qName(d) +
          " <= hi" + std::to_string(d) + "; ++" + qName(d) + ") {\n";
     cur += "  ";
@@ -241,20 +245,20 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
   size_t last = rank - 1;
   std::string ql = qName(last), L = std::to_string(last);
   if (!anyMode) {
-    if (rank == 1 && o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    if (rank == 1 && o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
     t += cur + "for (long long " + ql + " = lo" + L + "; " + ql + " <= hi" + L + "; ++" + ql + ") {\n";
     t += emitPointBody(o, false, cur + "  ");
     t += cur + "}\n";
   } else if (rank == 1) {
     // One dimension: the border runs and the interior run, each its own loop.
     std::string run = "for (long long " + ql + " = ";
-    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
     t += cur + run + "lo0; " + ql + " <= formac_minll(hi0, fast_lo0 - 1); ++" + ql + ") {\n" +
          emitPointBody(o, true, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
     t += cur + run + "formac_maxll(lo0, fast_lo0); " + ql + " <= fast_hi0; ++" + ql + ") {\n" +
          emitPointBody(o, false, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += "#pragma omp parallel for schedule(static)\n";
+    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
     t += cur + run + "formac_maxll(formac_maxll(lo0, fast_lo0), fast_hi0 + 1); " + ql +
          " <= hi0; ++" + ql + ") {\n" + emitPointBody(o, true, cur + "  ") + cur + "}\n";
   } else {

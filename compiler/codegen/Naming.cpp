@@ -1,5 +1,6 @@
 #include "codegen/Naming.h"
 
+#include <cctype>
 #include <set>
 
 #include "codegen/ExprPrinter.h"
@@ -15,8 +16,42 @@ const std::set<std::string>& reserved() {
       "typedef", "union", "unsigned", "void", "volatile", "while", "output", "ws", "main",
       "abs", "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "atan", "atan2", "fabs", "floor",
       "ceil", "round", "min", "max", "memset", "memcpy", "malloc", "calloc", "free", "size_t",
-      "class", "new", "delete", "template", "this", "bool", "true", "false", "namespace"};
+      "class", "new", "delete", "template", "this", "bool", "true", "false", "namespace",
+      // What the generated code calls or declares next to the names given here:
+      // the C library, the float math functions, the entry point's locals and
+      // the workspace's members.
+      "stderr", "stdout", "stdin", "fprintf", "printf", "fopen", "fclose", "fscanf", "FILE",
+      "NULL", "EOF", "errno", "memmove", "sqrtf", "expf", "logf", "powf", "sinf", "cosf",
+      "tanf", "atanf", "atan2f", "fabsf", "floorf", "ceilf", "roundf", "cached", "unused",
+      "border_end", "period", "scratch", "scratch_stride", "nthreads",
+      // locals of the fused loops (FusedTiles_C) and the CUDA kernels and run()
+      "a", "b", "v", "z", "i", "t0", "t1", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
+      "row", "rest", "outer_count", "checked_end", "fast_end", "end", "tid", "nx", "ny", "nz",
+      "grid", "block", "rows", "cols", "w", "h", "budget", "dim3"};
   return words;
+}
+
+bool digitsFrom(const std::string& s, size_t at) {
+  if (at >= s.size()) return false;
+  for (size_t i = at; i < s.size(); ++i)
+    if (!isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+// Names in the generated code's own namespaces: helpers and macros
+// (formac_*, FORMAC_*), implementation names (__*), OpenMP (omp_*), the
+// kernel's functions (K_*), stencil locals (v_*), and the loop indices and
+// bounds of a loop nest (q0, lo0, hi0, fast_lo0, fast_hi0) and the outputs
+// (output0, output1, ...).
+bool inGeneratedNamespace(const std::string& name, const std::string& kernelName) {
+  for (const char* prefix : {"formac_", "FORMAC_", "__", "omp_", "v_", "tile_", "d_", "bytes"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  if (name.rfind(kernelName + "_", 0) == 0) return true;
+  for (const char* stem : {"q", "lo", "hi", "fast_lo", "fast_hi", "output", "tile_rows", "tile_cols"}) {
+    std::string st = stem;
+    if (name.rfind(st, 0) == 0 && digitsFrom(name, st.size())) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -27,9 +62,10 @@ Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
   taken.insert(kernelName);
   auto claim = [&](std::string base) {
     base = cIdentifier(base);
-    if (base.rfind("formac_", 0) == 0 || base.rfind("__", 0) == 0) base = "v" + base;
+    // "v" + a name in one of those namespaces is in none of them.
+    if (inGeneratedNamespace(base, kernelName)) base = "v" + base;
     std::string name = base;
-    for (int k = 2; taken.count(name) || name.rfind(kernelName + "_", 0) == 0; ++k)
+    for (int k = 2; taken.count(name) || inGeneratedNamespace(name, kernelName); ++k)
       name = base + "_" + std::to_string(k);
     taken.insert(name);
     return name;

@@ -114,6 +114,7 @@ int compile(const Options& o) {
     co.kernelName = kernel;
     co.sourcePath = o.input;
     co.openmp = o.openmp;
+    co.fuse = !o.noFuse;
     auto g = codegen::generateC(pipeline, co);
     code = g.source;
     header = g.header;

@@ -1,5 +1,7 @@
 #include "ir/Printer.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "ir/Edges.h"
@@ -7,14 +9,24 @@
 namespace formac::ir {
 namespace {
 
+// The shortest decimal that reads back as the same value (as a float when
+// `isFloat`): 3.14156, not 3.1415600000000001.
+std::string shortest(double v, bool isFloat) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    double back = std::strtod(buf, nullptr);
+    if (isFloat ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+  }
+  return buf;
+}
+
 std::string number(const Expr& e) {
   if (!isFloating(e.type.scalar)) return std::to_string(e.intValue);
-  std::ostringstream os;
-  os.precision(17);
-  os << e.floatValue;
-  std::string s = os.str();
+  bool isFloat = e.type.scalar == ScalarKind::Float;
+  std::string s = shortest(e.floatValue, isFloat);
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s + (e.type.scalar == ScalarKind::Float ? "f" : "");
+  return s + (isFloat ? "f" : "");
 }
 
 std::string extentText(const Pipeline& p, const std::vector<Size>& ext) {
@@ -54,11 +66,7 @@ void appendExpr(const Pipeline& p, const Expr& e, std::string& out) {
       }
       t += "]";
       if (e.mode != BoundaryMode::None) t += std::string(":") + ast::boundaryName(e.mode);
-      if (e.mode == BoundaryMode::Constant) {
-        std::ostringstream os;
-        os << "(" << e.constant << ")";
-        t += os.str();
-      }
+      if (e.mode == BoundaryMode::Constant) t += "(" + shortest(e.constant, false) + ")";
       if (e.field >= 0)
         t += "." + e.type.name() + ":" +
              p.stages[static_cast<size_t>(e.producer)].type.structType->fields[static_cast<size_t>(e.field)].name;
@@ -146,6 +154,11 @@ std::string printPipeline(const Pipeline& p) {
       for (const auto& a : pc.axes)
         os << " [" << printSize(a.start, names) << " + " << a.step << "*q, "
            << printSize(a.count, names) << " points]";
+      // The lattice points q actually computed; the others are 0 (Pipeline.h).
+      os << " valid";
+      for (size_t d = 0; d < pc.validLo.size() && d < pc.validHi.size(); ++d)
+        os << " [" << printSize(pc.validLo[d], names) << ".." << printSize(pc.validHi[d], names)
+           << "]";
       os << "\n";
       for (size_t i = 0; i < pc.body.lets.size(); ++i)
         os << "    %" << i << " " << pc.body.lets[i].name << " : " << pc.body.lets[i].type.name()

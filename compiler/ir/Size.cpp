@@ -112,15 +112,25 @@ Size sizeDiv(Size a, long long d) {
   return make(SizeNode::Div, a, sizeConst(d));
 }
 
+// Structural equality: the same tree (what max/min of equal sizes folds).
+static bool sameTree(const Size& a, const Size& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->value != b->value || a->param != b->param) return false;
+  return (a->lhs == nullptr) == (b->lhs == nullptr) && (!a->lhs || sameTree(a->lhs, b->lhs)) &&
+         (a->rhs == nullptr) == (b->rhs == nullptr) && (!a->rhs || sameTree(a->rhs, b->rhs));
+}
+
 Size sizeMax(Size a, Size b) {
   long long x, y;
   if (isConst(a, &x) && isConst(b, &y)) return sizeConst(std::max(x, y));
+  if (sameTree(a, b)) return a;
   return make(SizeNode::Max, a, b);
 }
 
 Size sizeMin(Size a, Size b) {
   long long x, y;
   if (isConst(a, &x) && isConst(b, &y)) return sizeConst(std::min(x, y));
+  if (sameTree(a, b)) return a;
   return make(SizeNode::Min, a, b);
 }
 

@@ -1,10 +1,23 @@
 #include "parse/AstPrinter.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace formac::ast {
 namespace {
+
+// The shortest decimal that reads back as `v`: 0.1, not 0.10000000000000001
+// (and not 6 digits, which would hide a change in the 7th).
+std::string shortest(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
 
 class Printer {
  public:
@@ -102,11 +115,10 @@ class Printer {
   }
 
   void expr(const Expr& e, int depth) {
-    std::ostringstream v;
     switch (e.kind) {
       case Expr::IntLit: line(depth, "int " + std::to_string(e.intValue)); return;
-      case Expr::FloatLit: v << "float " << e.floatValue; line(depth, v.str()); return;
-      case Expr::DoubleLit: v << "double " << e.floatValue; line(depth, v.str()); return;
+      case Expr::FloatLit: line(depth, "float " + shortest(e.floatValue)); return;
+      case Expr::DoubleLit: line(depth, "double " + shortest(e.floatValue)); return;
       case Expr::Name: line(depth, "name " + e.name); return;
       case Expr::OffsetRead: line(depth, "read " + e.name + offsets(e.offsets)); return;
       case Expr::IndexRead: line(depth, "index " + e.name); break;
@@ -134,7 +146,8 @@ class Printer {
             if (a.boundary.mode != BoundaryMode::None) {
               std::ostringstream b;
               b << "boundary " << boundaryName(a.boundary.mode);
-              if (a.boundary.mode == BoundaryMode::Constant) b << "(" << a.boundary.constant << ")";
+              if (a.boundary.mode == BoundaryMode::Constant)
+                b << "(" << shortest(a.boundary.constant) << ")";
               line(depth + 1, b.str());
             }
             vexpr(*a.value, depth + 1);

@@ -98,11 +98,13 @@ class Parser {
     return expect(Tok::Ident, context).text;
   }
 
+  // Counts one level of nesting; `what` names it in the error.
   struct DepthGuard {
     Parser& p;
-    explicit DepthGuard(Parser& parser) : p(parser) {
+    explicit DepthGuard(Parser& parser, const char* what = "expression") : p(parser) {
       if (++p.depth_ > kMaxNesting)
-        p.fail("expression nested more than " + std::to_string(kMaxNesting) + " levels deep");
+        p.fail(std::string(what) + " nested more than " + std::to_string(kMaxNesting) +
+               " levels deep");
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -321,6 +323,7 @@ class Parser {
       e->kind = SizeExpr::Param;
       e->name = next().text;
     } else if (accept(Tok::Minus)) {
+      DepthGuard g(*this);
       e->kind = SizeExpr::Sub;
       e->lhs = std::make_unique<SizeExpr>();
       e->lhs->loc = e->loc;
@@ -362,15 +365,15 @@ class Parser {
     do {
       OffsetAxis a;
       if (accept(Tok::LParen)) {
-        a.offset = signedInt("as the offset");
+        a.offset = signedInt("as the offset (offsets are integer constants)");
         expect(Tok::Comma, "between offset and scale in '(offset, scale)'");
         SourceLoc sl = cur().loc;
-        int s = signedInt("as the scale");
+        int s = signedInt("as the scale (scales are positive integer constants)");
         if (s <= 0) userError(sl, "scale must be a positive integer, found " + std::to_string(s));
         a.scale = s;
         expect(Tok::RParen, "after the scale");
       } else {
-        a.offset = signedInt("as an offset");
+        a.offset = signedInt("as an offset (offsets are integer constants)");
       }
       out.push_back(a);
     } while (accept(Tok::Comma));
@@ -380,7 +383,7 @@ class Parser {
   int signedInt(const std::string& context) {
     bool neg = accept(Tok::Minus);
     if (!neg) accept(Tok::Plus);
-    const Token& t = expect(Tok::IntLit, context + " (offsets are integer constants)");
+    const Token& t = expect(Tok::IntLit, context);
     return static_cast<int>(neg ? -t.intValue : t.intValue);
   }
 
@@ -478,8 +481,7 @@ class Parser {
         e->floatValue = next().floatValue;
         return e;
       }
-      case Tok::LParen: {
-        DepthGuard g(*this);
+      case Tok::LParen: {  // expr() counts the nesting level
         next();
         auto e = expr();
         expect(Tok::RParen, "to close '('");
@@ -522,8 +524,7 @@ class Parser {
           expect(Tok::RBracket, "to close the index");
           return e;
         }
-        if (accept(Tok::LParen)) {
-          DepthGuard g(*this);
+        if (accept(Tok::LParen)) {  // expr() counts the nesting level of each argument
           auto e = node(Expr::Call, t.loc);
           e->name = name;
           if (!accept(Tok::RParen)) {
@@ -718,6 +719,11 @@ class Parser {
                     cur().kind == Tok::DoubleLit || cur().kind == Tok::Minus;
       if (number) p.literal = numberLiteral();
       else p.value = vexpr();
+      // Without its ';' a part swallows the next part's '@[...]' as a sample
+      // and stops at its '='; say where the ';' is missing.
+      if (cur().kind == Tok::Assign && p.value && p.value->kind == VExpr::Sample)
+        userError(p.value->loc, "expected ';' after the compose part, before the next part's "
+                                "'@[...]'");
       expect(Tok::Semi, "after the compose part");
       e->parts.push_back(std::move(p));
     }
@@ -737,7 +743,7 @@ class Parser {
   //            | 'for' ID '=' sint '..' sint statement+ 'endfor'
   //            | 'do' ID '=' sint '..' sint statement+ 'while' '(' vexpr ')' ';'
   std::unique_ptr<Stmt> statement() {
-    DepthGuard g(*this);
+    DepthGuard g(*this, "loops");
     auto s = std::make_unique<Stmt>();
     s->loc = cur().loc;
     if (cur().kind == Tok::KwFor || cur().kind == Tok::KwDo) {
@@ -745,9 +751,9 @@ class Parser {
       s->kind = isDo ? Stmt::DoWhile : Stmt::For;
       s->iterator = identifier("as the loop iterator");
       expect(Tok::Assign, "after the iterator");
-      s->from = signedInt("as the first iteration");
+      s->from = signedInt("as the first iteration (loop bounds are integer constants)");
       expect(Tok::DotDot, "in the iteration range");
-      s->to = signedInt("as the last iteration");
+      s->to = signedInt("as the last iteration (loop bounds are integer constants)");
       while (cur().kind == Tok::Ident || cur().kind == Tok::KwFor || cur().kind == Tok::KwDo)
         s->body.push_back(statement());
       if (s->body.empty()) fail("expected a statement in the loop body");

@@ -75,8 +75,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     int gi = static_cast<int>(groups.size());
     groupOf[static_cast<size_t>(sid)] = gi;
     size_t rank = static_cast<size_t>(sink.rank());
-    bool canFuse = o.fuse && rank >= 1 && static_cast<int>(rank) <= o.maxRank &&
-                   isWholeStencil(p, sink);
+    bool canFuse = o.fuse && static_cast<int>(rank) == o.fusedRank && isWholeStencil(p, sink);
     if (canFuse) {
       g.tile.assign(rank, 1);
       for (size_t d = 0; d < rank && d < o.preferredTile.size(); ++d)

@@ -39,7 +39,7 @@ struct FusionGroup {
 
 struct FusionOptions {
   bool fuse = true;
-  int maxRank = 2;              // fused kernels are generated for this rank and below
+  int fusedRank = 2;            // fused code is generated for sinks of this rank
   long long onChipBudget = 48 * 1024;
   std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
 };

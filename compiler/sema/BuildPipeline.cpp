@@ -64,7 +64,8 @@ class PipelineBuilder {
   void declareStructs() {
     for (const auto& s : prog_.structs) {
       if (structs_.count(s.name))
-        userError(s.loc, "struct '" + s.name + "' is already defined");
+        userError(s.loc, "struct '" + s.name + "' is already defined" +
+                             lineOf(prog_.structs, s.name));
       auto st = std::make_shared<StructType>();
       st->name = s.name;
       st->builtinCuda = s.builtinCuda;
@@ -109,7 +110,8 @@ class PipelineBuilder {
   void declareFunctions() {
     for (const auto& s : prog_.stencils) {
       if (stencils_.count(s.name) || vectorFns_.count(s.name))
-        userError(s.loc, "function '" + s.name + "' is already defined");
+        userError(s.loc, "function '" + s.name + "' is already defined" +
+                             lineOf(prog_.stencils, s.name));
       std::set<std::string> seen;
       for (const auto& prm : s.params) {
         if (!seen.insert(prm.name).second)
@@ -120,15 +122,26 @@ class PipelineBuilder {
     }
     for (const auto& f : prog_.vectorFns) {
       if (stencils_.count(f.name) || vectorFns_.count(f.name))
-        userError(f.loc, "function '" + f.name + "' is already defined");
+        userError(f.loc, "function '" + f.name + "' is already defined" +
+                             (stencils_.count(f.name) ? lineOf(prog_.stencils, f.name)
+                                                      : lineOf(prog_.vectorFns, f.name)));
       vectorFns_[f.name] = &f;
     }
+  }
+
+  // " (at line N)": where the first definition named `name` is.
+  template <class Defs>
+  static std::string lineOf(const Defs& defs, const std::string& name) {
+    for (const auto& d : defs)
+      if (d.name == name) return " (at line " + std::to_string(d.loc.line) + ")";
+    return "";
   }
 
   void declareParams() {
     for (const auto& prm : prog_.params) {
       if (paramIndex_.count(prm.name))
-        userError(prm.loc, "parameter '" + prm.name + "' is already declared");
+        userError(prm.loc, "parameter '" + prm.name + "' is already declared" +
+                               lineOf(prog_.params, prm.name));
       paramIndex_[prm.name] = static_cast<int>(p_.params.size());
       p_.params.push_back(ir::Param{prm.name, prm.defaultValue.has_value(),
                                     prm.defaultValue.value_or(0)});
@@ -145,9 +158,15 @@ class PipelineBuilder {
                                e.name + ";')");
         return ir::sizeParam(it->second);
       }
-      case ast::SizeExpr::Add: return ir::sizeAdd(size(*e.lhs), size(*e.rhs));
-      case ast::SizeExpr::Sub: return ir::sizeSub(size(*e.lhs), size(*e.rhs));
-      case ast::SizeExpr::Mul: return ir::sizeMul(size(*e.lhs), size(*e.rhs));
+      case ast::SizeExpr::Add:
+      case ast::SizeExpr::Sub:
+      case ast::SizeExpr::Mul: {
+        Size a = size(*e.lhs);  // left to right: the first unknown name is reported
+        Size b = size(*e.rhs);
+        return e.kind == ast::SizeExpr::Add   ? ir::sizeAdd(a, b)
+               : e.kind == ast::SizeExpr::Sub ? ir::sizeSub(a, b)
+                                              : ir::sizeMul(a, b);
+      }
       case ast::SizeExpr::Div: return ir::sizeDiv(size(*e.lhs), e.value);
     }
     throw InternalError("unhandled size kind");
@@ -156,7 +175,8 @@ class PipelineBuilder {
   void declareInputs(Scope& global) {
     for (const auto& in : prog_.inputs) {
       if (global.names.count(in.name))
-        userError(in.loc, "'" + in.name + "' is already declared");
+        userError(in.loc, "'" + in.name + "' is already declared" +
+                              lineOf(prog_.inputs, in.name));
       Value v;
       v.defined = in.loc;
       if (in.rank == 0) {
@@ -284,7 +304,8 @@ class PipelineBuilder {
     if (static_cast<int>(s.domain.axes.size()) < e.rank())
       userError(s.domain.loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) +
                                   " but the placement gives only " +
-                                  std::to_string(s.domain.axes.size()) + " axes");
+                                  std::to_string(s.domain.axes.size()) +
+                                  (s.domain.axes.size() == 1 ? " axis" : " axes"));
     size_t extra = s.domain.axes.size() - static_cast<size_t>(e.rank());
     std::vector<Size> extent;
     ir::Piece piece;
@@ -371,7 +392,7 @@ class PipelineBuilder {
   void checkAxes(size_t given, const Stage& e, const SourceLoc& loc) {
     if (static_cast<int>(given) != e.rank())
       userError(loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) + " but " +
-                         std::to_string(given) + " axes are given");
+                         std::to_string(given) + (given == 1 ? " axis is given" : " axes are given"));
   }
 
   std::pair<Size, Size> rangeBounds(const ast::Range& r, const Size& n) {
@@ -498,6 +519,11 @@ class PipelineBuilder {
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' has type '" +
                                  declared.name() + "' but '" + img.name + "' has type '" +
                                  img.type.name() + "'");
+        if (!img.type.isStruct() && img.type != declared)
+          warnings_.add(arg.loc, "'" + img.name + "' holds " + img.type.name() + " but parameter '" +
+                                     prm.name + "' of '" + def.name + "' is declared " +
+                                     declared.name() + "; the stencil reads " + img.type.name() +
+                                     " values, as Forma does");
         if (firstImage < 0) firstImage = v.stage;
         b.isImage = true;
         b.stage = v.stage;
@@ -520,6 +546,7 @@ class PipelineBuilder {
     // its read scale; all must agree. Directly indexed images do not count.
     std::vector<Size> extent;
     const Stage* extentFrom = nullptr;
+    const ast::StencilParam* extentParam = nullptr;
     for (const auto& prm : def.params) {
       const sema::StencilBinding& b = bindings.at(prm.name);
       if (!b.isImage) continue;
@@ -534,8 +561,10 @@ class PipelineBuilder {
       if (!extentFrom) {
         extent = e;
         extentFrom = &img;
+        extentParam = &prm;
       } else {
-        checkSameSampledExtent(*extentFrom, extent, img, e, call.args[&prm - &def.params[0]].loc);
+        checkSameSampledExtent(*extentFrom, extentParam->name, extent, img, prm.name, e,
+                               call.args[static_cast<size_t>(&prm - &def.params[0])].loc);
       }
     }
     if (!extentFrom)
@@ -574,14 +603,18 @@ class PipelineBuilder {
   }
   static long long ceilDiv(long long a, long long b) { return -floorDiv(-a, b); }
 
-  void checkSameSampledExtent(const Stage& a, const std::vector<Size>& ea, const Stage& b,
-                              const std::vector<Size>& eb, const SourceLoc& loc) {
+  // The extents as the stencil reads its parameters (down-sampled reads
+  // divide them), named by image and parameter.
+  void checkSameSampledExtent(const Stage& a, const std::string& pa, const std::vector<Size>& ea,
+                              const Stage& b, const std::string& pb, const std::vector<Size>& eb,
+                              const SourceLoc& loc) {
     bool same = ea.size() == eb.size();
     for (size_t d = 0; same && d < ea.size(); ++d)
       same = ir::sameSize(ea[d], eb[d], static_cast<int>(p_.params.size()));
     if (!same)
-      userError(loc, "image '" + b.name + "' has extent " + extentText(eb) + " but '" + a.name +
-                         "' has " + extentText(ea) +
+      userError(loc, "image '" + b.name + "' (parameter '" + pb + "') has extent " +
+                         extentText(eb) + " but '" + a.name + "' (parameter '" + pa + "') has " +
+                         extentText(ea) +
                          "; the images of one stencil call must have the same extent");
   }
 
@@ -641,8 +674,9 @@ class PipelineBuilder {
       } else {
         v = vexpr(*arg.value, caller);
         if ((v.kind == Value::Image) != (prm.rank > 0))
-          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' expects " +
-                                 (prm.rank > 0 ? "an image" : "a scalar"));
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is " +
+                                 (prm.rank > 0 ? "an image, but a scalar is given"
+                                               : "a scalar, but an image is given"));
         if (v.kind == Value::Image && stage(v.stage).rank() != prm.rank)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
                                  std::to_string(prm.rank) + " but the argument is vector#" +
@@ -742,7 +776,7 @@ class PipelineBuilder {
       if (rank >= 0 && partRank != rank)
         userError(part.loc, "compose parts have different ranks");
       rank = partRank;
-      if (extent.empty()) extent.assign(static_cast<size_t>(rank), ir::sizeConst(0));
+      if (extent.empty()) extent.assign(static_cast<size_t>(rank), Size());
       Type partType = img >= 0 ? stage(img).type
                                : Type::of(part.literal->kind == ast::Expr::IntLit
                                               ? ScalarKind::Int
@@ -764,8 +798,7 @@ class PipelineBuilder {
           const auto& o = part.offsets[static_cast<size_t>(d)];
           const Size& n = stage(img).extent[static_cast<size_t>(d)];
           piece.axes.push_back(ir::PieceAxis{ir::sizeConst(o.offset), o.scale, n});
-          extent[static_cast<size_t>(d)] =
-              ir::sizeMax(extent[static_cast<size_t>(d)], ir::sizeMul(n, ir::sizeConst(o.scale)));
+          widen(extent[static_cast<size_t>(d)], ir::sizeMul(n, ir::sizeConst(o.scale)));
         } else if (img >= 0) {
           const ast::Range& r = part.domain.axes[static_cast<size_t>(d)];
           Size lo = r.lo ? size(*r.lo) : ir::sizeConst(0);
@@ -773,17 +806,14 @@ class PipelineBuilder {
           if (!r.isRange || r.hi)
             count = ir::sizeMin(count, countOf(lo, r.isRange ? size(*r.hi) : lo));
           piece.axes.push_back(ir::PieceAxis{lo, 1, count});
-          extent[static_cast<size_t>(d)] = ir::sizeMax(
-              extent[static_cast<size_t>(d)],
-              ir::sizeAdd(stage(img).extent[static_cast<size_t>(d)], lo));
+          widen(extent[static_cast<size_t>(d)], ir::sizeAdd(stage(img).extent[static_cast<size_t>(d)], lo));
         } else {
           const ast::Range& r = part.domain.axes[static_cast<size_t>(d)];
           if (!r.lo || (r.isRange && !r.hi))
             userError(r.loc, "a compose part that sets a constant needs both bounds of its range");
           auto [lo, hi] = rangeBounds(r, ir::sizeConst(0));
           piece.axes.push_back(ir::PieceAxis{lo, 1, countOf(lo, hi)});
-          extent[static_cast<size_t>(d)] =
-              ir::sizeMax(extent[static_cast<size_t>(d)], ir::sizeAdd(hi, ir::sizeConst(1)));
+          widen(extent[static_cast<size_t>(d)], ir::sizeAdd(hi, ir::sizeConst(1)));
         }
       }
       setFullValidBox(piece);
@@ -803,6 +833,9 @@ class PipelineBuilder {
     }
     return imageValue(addStage(std::move(out)));
   }
+
+  // A compose's extent along one axis: the largest its parts need.
+  static void widen(Size& extent, const Size& need) { extent = extent ? ir::sizeMax(extent, need) : need; }
 
   static ir::Piece wholePiece(const std::vector<Size>& extent, const SourceLoc& loc) {
     ir::Piece piece;

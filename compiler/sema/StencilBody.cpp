@@ -137,9 +137,20 @@ class BodyLowering {
       case K::Field: return field(lower(*e.args[0]), e.name, e.loc);
       case K::Unary:
         return unary(e.name == "!" ? ir::UnOp::Not : ir::UnOp::Neg, lower(*e.args[0]), e.loc);
-      case K::Binary: return binary(binOp(e.name), lower(*e.args[0]), lower(*e.args[1]), e.loc);
-      case K::Ternary:
-        return select(lower(*e.args[0]), lower(*e.args[1]), lower(*e.args[2]), e.loc);
+      // Operands are lowered left to right (not in a function call's
+      // unspecified order), so that errors and read hulls do not depend on
+      // the C++ compiler that built formac.
+      case K::Binary: {
+        ExprPtr a = lower(*e.args[0]);
+        ExprPtr b = lower(*e.args[1]);
+        return binary(binOp(e.name), a, b, e.loc);
+      }
+      case K::Ternary: {
+        ExprPtr c = lower(*e.args[0]);
+        ExprPtr a = lower(*e.args[1]);
+        ExprPtr b = lower(*e.args[2]);
+        return select(c, a, b, e.loc);
+      }
       case K::Call: {
         std::vector<ExprPtr> args;
         for (const auto& a : e.args) args.push_back(lower(*a));

@@ -296,6 +296,13 @@ RunnerOptions defaultRunnerOptions() {
   return o;
 }
 
+bool compilerAccepts(const RunnerOptions& o, const std::string& flags) {
+  std::string log;
+  std::string cmd = "echo 'int main(void) { return 0; }' | " + shellQuote(o.cc) + " " + o.cflags + " " +
+                    flags + " -x c - -o /dev/null";
+  return runCommand(cmd, log) == 0;
+}
+
 std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o) {
   std::vector<Program> programs(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -50,4 +50,8 @@ RunnerOptions defaultRunnerOptions();
 
 std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o);
 
+// Whether the C compiler builds and links a trivial program with `flags`
+// added to o.cflags (sanitizers need their runtime libraries).
+bool compilerAccepts(const RunnerOptions& o, const std::string& flags);
+
 }  // namespace formac::e2e

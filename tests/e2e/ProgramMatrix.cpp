@@ -40,8 +40,10 @@ std::string withMode(const std::string& image, const Mode& m) {
 // Runs for 2-D programs with parameters M, N: a prime shape, 1x1, 1xN, Nx1,
 // smaller than the reach of the stencils below, offsets larger than the image,
 // and larger than a tile.
-const std::vector<std::vector<long long>> k2D = {{13, 17}, {1, 1}, {1, 7}, {7, 1},
-                                                 {2, 3},   {3, 4}, {70, 130}};
+const std::vector<std::vector<long long>> k2D = {{13, 17}, {1, 1}, {1, 7}, {7, 1}, {2, 3},
+                                                 {3, 4},   {0, 3}, {4, 0}, {70, 130}};
+// Several tiles of a fused group in both directions.
+const std::vector<std::vector<long long>> kLarge = {{13, 17}, {2, 3}, {150, 1100}, {129, 513}};
 
 const char* kStruct = "struct s3 { float a; int16 b; int8 c; }\n";
 
@@ -547,6 +549,72 @@ return c, d;
 )", {{3, 4}, {1, 1}, {2, 2}, {1, 5}, {13, 17}}));
 }
 
+// Larger images (several tiles) and more dimensions for the other constructs.
+void larger(std::vector<ProgramCase>& out) {
+  out.push_back(make("large_blur_chain", R"(stencil bx(vector#2 float X) { return (X@[0,-1] + X + X@[0,1]) / 3; }
+stencil by(vector#2 float Y) { return (Y@[-1,0] + Y + Y@[1,0]) / 3; }
+stencil sub(vector#2 float A, vector#2 float B) { return A - B * 0.5f; }
+parameter M, N;
+vector#2 float img[M,N];
+t1 = bx(img);
+t2 = by(t1);
+t3 = bx(t2:mirror);
+t4 = by(t3:clamped);
+return sub(t4, t1:wrap);
+)", kLarge));
+  out.push_back(make("large_int8_chain", R"(stencil d(vector#2 int8 X) { return cast<int8>(absd(X@[0,1], X@[1,0])); }
+stencil s(vector#2 int8 X) { return cast<int8>((X@[-2,-2] + X@[2,2] + 2 * X) / 4); }
+parameter M, N;
+vector#2 int8 img[M,N];
+e = d(img:extend);
+return s(e);
+)", kLarge));
+  out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
+  return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
+}
+stencil sm(vector#2 double A) { return A@[-1,1] + A@[1,-1]; }
+parameter M, N;
+vector#2 double img[M,N];
+return sm(dn(sm(img:mirror)));
+)", kLarge));
+  const std::vector<std::vector<long long>> r3 = {{5, 7, 3}, {1, 1, 1}, {2, 3, 4}, {9, 11, 10}};
+  out.push_back(make("rank3_constructs", R"(stencil f(vector#3 float X) { return X@[(1,2),0,(-1,3)] + X@[(0,2),1,(2,3)]; }
+parameter A, B, C;
+vector#3 float img[A,B,C];
+small = f(img:wrap);
+picked = img@[(1,2),(0,1),(-1,3)];
+sc@[(1,2),(0,1),(-2,3)] = small;
+up = ( @[(0,1),(0,2),(0,1)] = img; @[(0,1),(1,2),(0,1)] = img@[0,1,0]; );
+return sc, picked, up;
+)", r3));
+  out.push_back(make("rank1_constructs", R"(stencil f(vector#1 int8 X) { return cast<int8>(X@[(1,2)] + X@[(-3,2)]); }
+parameter N;
+vector#1 int8 v[N];
+h = f(v:mirror);
+s@[(3,3)] = h;
+up = ( @[(0,2)] = v; @[(1,2)] = v@[1]; );
+crop = v[2..N-2];
+return s, up, crop;
+)", {{1}, {2}, {7}, {13}, {300}}));
+  out.push_back(make("size_expressions", R"(stencil f(vector#2 float X) { return X@[1,-1] * 2; }
+parameter M, N, P;
+vector#2 float img[2*M+1, (N+3)/2];
+vector#2 float other[2*M+1, (N+3)/2];
+a = f(img:wrap);
+b = f(other);
+c = a[1..P, ..];
+return c, b;
+)", {{3, 5, 2}, {1, 1, 1}, {6, 13, 12}, {0, 2, 0}}));
+  out.push_back(make("index_reads_constant", R"(stencil f(vector#2 float X, vector#2 float W) {
+  return W[cast<int>(X * 3), cast<int>(X) + 1] - W[2, -1];
+}
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 float w[M,N];
+return f(img, w:constant(5));
+)"));
+}
+
 }  // namespace
 
 std::vector<std::vector<long long>> standardRuns(size_t params) {
@@ -566,6 +634,7 @@ std::vector<ProgramCase> matrixCases() {
   ranks(out);
   constructs(out);
   misc(out);
+  larger(out);
   return out;
 }
 

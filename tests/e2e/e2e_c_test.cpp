@@ -5,6 +5,7 @@
 //   Compat/CBackend.*        every tests/compat/*.idsl
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
 //                            and does not without the generated pragma (control)
+//   CBackendSanitized.*      index-heavy programs under ASan + UBSan
 //   CBackendRegression.*     the bugs this test found
 // A parameterized suite builds all its selected programs at once (in parallel
 // batches) in SetUpTestSuite; each test then reports its own program.
@@ -120,6 +121,126 @@ TEST(CBackendFpContraction, ControlWithoutPragmaDiffers) {
   for (const auto& r : out) differ += !r.passed && r.message.find("mismatch") != std::string::npos;
   EXPECT_GT(differ, 0) << "with the fp-contract pragma removed and -ffp-contract=fast the results "
                           "still match, so NativeO3MatchesEvaluator proves nothing";
+}
+
+// ------------------------------------------------------------ sanitizers
+// Index arithmetic under AddressSanitizer and UBSan: an out-of-range read
+// that happens to match the evaluator's value is still caught.
+TEST(CBackendSanitized, IndexArithmetic) {
+  RunnerOptions o = defaultRunnerOptions();
+  const std::string flags = "-fsanitize=address,undefined -fno-sanitize-recover=all";
+  if (!compilerAccepts(o, flags)) GTEST_SKIP() << o.cc << " cannot build with " << flags;
+  o.cflags += " " + flags;
+  std::vector<ProgramCase> cases;
+  for (const auto& c : matrixCases()) {
+    bool indexHeavy = false;
+    for (const char* stem : {"crop_", "sample_", "scatter", "place_", "compose_", "index_reads",
+                             "downsample_", "wide_offsets", "rank1_constructs", "rank3_constructs",
+                             "size_expressions", "struct_padding", "types_stencil_s3_"})
+      indexHeavy = indexHeavy || c.name.rfind(stem, 0) == 0;
+    bool isInt8 = c.name.size() > 5 && c.name.compare(c.name.size() - 5, 5, "_int8") == 0;
+    if (indexHeavy && !isInt8) cases.push_back(c);
+  }
+  std::vector<CaseOutcome> out = runCases(cases, o);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
+}
+
+// ------------------------------------------------------------ regressions
+// One program each, built alone (kernel `k`), at the sizes that showed the bug.
+void expectSingleMatches(const std::string& name, const std::string& source,
+                         std::vector<std::vector<long long>> runs) {
+  ProgramCase c{name, source, std::move(runs)};
+  std::vector<CaseOutcome> out = runCases({c}, defaultRunnerOptions());
+  EXPECT_TRUE(out[0].passed) << out[0].message;
+  EXPECT_GT(out[0].runsCompared, 0);
+}
+
+// The evaluator crashed: a whole-struct read outside with constant(c) gave a
+// scalar, not a struct of c's.
+TEST(CBackendRegression, StructReadWithConstantMode) {
+  expectSingleMatches("struct_constant", R"(struct s3 { float a; int16 b; int8 c; }
+stencil g(vector#2 s3 X) { return X@[1,-1]; }
+parameter M, N;
+vector#2 s3 img[M,N];
+return g(img:constant(2));
+)", {{3, 4}, {1, 1}});
+}
+
+// The C code read past the image for a sub-domain beyond it (rows 2..5 of a
+// 1-row image); Pipeline.h says such reads give 0.
+TEST(CBackendRegression, CropBeyondImageReadsZero) {
+  expectSingleMatches("crop_beyond", R"(stencil f(vector#2 float V) { return V + V@[0,1]; }
+parameter M, N;
+vector#2 float img[M,N];
+res = f(img[2..5, 1..]);
+return res;
+)", {{1, 7}, {3, 4}, {8, 9}});
+}
+
+// formac looped forever naming an image that starts with the kernel's name.
+TEST(CBackendRegression, ImageNamedWithTheKernelPrefix) {
+  expectSingleMatches("kernel_prefix", R"(stencil f(vector#2 float X) { return X@[1,0]; }
+parameter M, N;
+vector#2 float k_stage1_out[M,N];
+FORMAC_k_H = f(k_stage1_out);
+k_workspace = f(FORMAC_k_H:mirror);
+return k_workspace;
+)", {{3, 4}});
+}
+
+// Names the loop nest declares (q0, lo0, hi1, fast_lo0, border_end) given to
+// images and parameters: shadowed buffers, or sizes read from loop indices.
+TEST(CBackendRegression, NamesOfLoopVariables) {
+  expectSingleMatches("loop_names", R"(stencil f(vector#2 float X) { return X@[-1,0] + X@[0,1]; }
+parameter q1, lo0;
+vector#2 float hi0[q1,lo0];
+vector#2 float q0[q1,lo0];
+fast_lo0 = f(hi0:mirror);
+border_end = f(q0);
+return f(fast_lo0:wrap), border_end;
+)", {{5, 7}, {13, 17}});
+}
+
+// Library names (stderr, fprintf, NULL, expf) and the FORMAC_ macros as
+// image names.
+TEST(CBackendRegression, NamesOfLibraryIdentifiers) {
+  expectSingleMatches("library_names", R"(stencil f(vector#2 float X) { return exp(X@[-1,0]) + X@[0,1]; }
+parameter M, N;
+vector#2 float stderr[M,N];
+vector#2 float fprintf[M,N];
+vector#2 float expf[M,N];
+NULL = f(stderr:mirror);
+FORMAC_HELPER = f(fprintf);
+return f(expf), NULL, FORMAC_HELPER;
+)", {{5, 7}});
+}
+
+// A source local `t_1` and the reassigned `t` (also t_1) became one C name;
+// an image v_t met the local prefix.
+TEST(CBackendRegression, LocalNamedLikeAReassignment) {
+  expectSingleMatches("local_names", R"(stencil f(vector#2 float X) {
+  t = X;
+  t_1 = X * 2;
+  t = t + t_1;
+  v_t = 3;
+  return t + v_t;
+}
+parameter M, N;
+vector#2 float v_t[M,N];
+return f(v_t);
+)", {{5, 7}});
+}
+
+// Inputs named like the entry point's output parameters.
+TEST(CBackendRegression, InputsNamedLikeOutputs) {
+  expectSingleMatches("output_names", R"(stencil f(vector#2 float X) { return X@[0,1] * 2; }
+parameter M, N;
+vector#2 float output1[M,N];
+vector#2 float output0[M,N];
+vector#2 float output[M,N];
+return f(output1), f(output0:wrap), output;
+)", {{5, 7}});
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
-# Runs fuzz_frontend for SECONDS on the tests/compat programs (and the corpus
-# earlier runs grew in WORK/corpus). Fails when libFuzzer reports a finding;
+# Runs fuzz_frontend for SECONDS starting from the programs in SEEDS
+# (directories separated by '|') and the corpus earlier runs grew in WORK/corpus. Fails when libFuzzer reports a finding;
 # the input that caused it is saved as WORK/crash-* (or leak-*, timeout-*, oom-*).
+cmake_minimum_required(VERSION 3.16)  # policies of script mode (-P)
 file(MAKE_DIRECTORY ${WORK}/corpus ${WORK}/seeds)
-file(GLOB seeds ${SEEDS}/*.idsl)
-file(COPY ${seeds} DESTINATION ${WORK}/seeds)
+string(REPLACE "|" ";" seed_dirs "${SEEDS}")
+foreach(dir ${seed_dirs})
+  file(GLOB seeds ${dir}/*.idsl)
+  file(COPY ${seeds} DESTINATION ${WORK}/seeds)
+endforeach()
 execute_process(
   COMMAND ${FUZZER} ${WORK}/corpus ${WORK}/seeds
           -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048 -max_len=8192
