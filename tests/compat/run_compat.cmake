@@ -13,7 +13,17 @@ execute_process(COMMAND ${CC} -std=c99 -O2 -fopenmp -Wall -Wextra -Werror
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the generated C of ${NAME} does not compile with its driver")
 endif()
-set(sizes "" "1 7" "3 2" "17 1" "5 5")
+# The same C must build clean with clang, and without OpenMP.
+find_program(CLANG clang)
+if(CLANG)
+  execute_process(COMMAND ${CLANG} -std=c99 -O1 -Wall -Wextra -Werror -c ${WORK}/${NAME}.c
+                          -o ${WORK}/${NAME}.clang.o
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "clang (no OpenMP) rejects the generated C of ${NAME}:\n${out}")
+  endif()
+endif()
+set(sizes "" "1 7" "3 2" "17 1" "5 5" "61 67")
 foreach(size IN LISTS sizes)
   separate_arguments(args UNIX_COMMAND "${size}")
   execute_process(COMMAND ${WORK}/${NAME}.x ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
