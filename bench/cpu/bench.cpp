@@ -2,14 +2,18 @@
 // through the workspace API) against Halide 14 (hand schedule and the autoschedulers the
 // Debian package ships) and OpenCV 4.6. See README.md in this folder.
 //
-//   formac_bench [--sizes 2048,4096] [--threads 2,1] [--runs 11] [--warmup 2]
-//                [--pipelines blur,harris,canny]
+//   formac_bench [--sizes 2048,4096] [--threads 2,1] [--runs 11] [--warmup 1]
+//                [--pipelines blur,harris,canny] [--other-functions]
 //
 // For each size, pipeline and thread count the variants are set up (pipelines.cpp);
 // with the first thread count each is run once and checked against formac fused on the
 // same input (max abs difference over the interior and over the whole image). Then each
 // variant runs --warmup times untimed and --runs times timed; the median is reported.
 // The markdown table is printed last.
+#include "bench.h"
+
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,13 +22,10 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <opencv2/core/utility.hpp>
 #include <sstream>
 
-#include <omp.h>
-#include <opencv2/core/utility.hpp>
-
 #include "HalideRuntime.h"
-#include "bench.h"
 
 namespace {
 
@@ -92,7 +93,8 @@ std::string now_utc() {
 std::string load_average() {
     double la[3] = {0, 0, 0};
     char buf[64] = "?";
-    if (getloadavg(la, 3) == 3) std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", la[0], la[1], la[2]);
+    if (getloadavg(la, 3) == 3)
+        std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", la[0], la[1], la[2]);
     return buf;
 }
 
@@ -126,8 +128,8 @@ std::string compare(const void* a_, const void* ref_, int M, int N, int margin) 
         }
     }
     char buf[160];
-    std::snprintf(buf, sizeof buf, "max|diff| %.3g (max|ref| %.3g; %lld of %lld px differ)", maxdiff,
-                  maxref, ndiff, (long long)(M - 2 * margin) * (N - 2 * margin));
+    std::snprintf(buf, sizeof buf, "max|diff| %.3g (max|ref| %.3g; %lld of %lld px differ)",
+                  maxdiff, maxref, ndiff, (long long)(M - 2 * margin) * (N - 2 * margin));
     return buf;
 }
 
@@ -142,7 +144,7 @@ void check(const std::string& pipeline, const Bench& b, int M, int N) {
             auto cmp = b.u8_output ? compare<uint8_t> : compare<float>;
             text = cmp(v.output, ref, M, N, b.margin) + " | " + cmp(v.output, ref, M, N, 0);
         }
-        std::printf("  %-30s %s\n", v.name.c_str(), text.c_str());
+        std::printf("  %-48s %s\n", v.name.c_str(), text.c_str());
     }
     if (b.u8_output) {
         const uint8_t* r = (const uint8_t*)ref;
@@ -170,11 +172,13 @@ void print_table(std::vector<Row> rows, const std::vector<std::string>& pipeline
         return std::find(list.begin(), list.end(), x) - list.begin();
     };
     std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-        if (a.pipeline != b.pipeline) return index(pipelines, a.pipeline) < index(pipelines, b.pipeline);
+        if (a.pipeline != b.pipeline)
+            return index(pipelines, a.pipeline) < index(pipelines, b.pipeline);
         if (a.size != b.size) return a.size < b.size;
         return index(threads, a.threads) < index(threads, b.threads);
     });
-    std::printf("| pipeline | size | threads | variant | median ms | ratio to formac fused | min ms |\n");
+    std::printf(
+        "| pipeline | size | threads | variant | median ms | ratio to formac fused | min ms |\n");
     std::printf("|---|---|---:|---|---:|---:|---:|\n");
     for (const Row& r : rows) {
         const double f = fused[key(r)];
@@ -182,9 +186,11 @@ void print_table(std::vector<Row> rows, const std::vector<std::string>& pipeline
                     r.threads, r.variant.c_str(), r.same_function ? "" : " †", r.median_ms,
                     f > 0 ? r.median_ms / f : 0.0, r.min_ms);
     }
-    std::printf("\n† another function, timed for scale only: cv::cornerHarris sums an unweighted "
-                "3x3 window of scaled Sobel products; cv::Canny takes 8-bit images only, does "
-                "not smooth, and includes hysteresis.\n");
+    if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.same_function; }))
+        std::printf(
+            "\n† another function, timed for scale only: cv::cornerHarris sums an "
+            "unweighted 3x3 window of scaled Sobel products; cv::Canny takes 8-bit "
+            "images only, does not smooth, and includes hysteresis.\n");
 }
 
 }  // namespace
@@ -193,18 +199,26 @@ int main(int argc, char** argv) {
     std::vector<int> sizes = {2048, 4096};
     std::vector<int> threads = {2, 1};
     std::vector<std::string> pipelines = {"blur", "harris", "canny"};
-    int runs = 11, warmup = 2;
+    int runs = 11, warmup = 1;
+    bool other_functions = false;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
-        if (i + 1 < argc && a == "--sizes") sizes = split_ints(argv[++i]);
-        else if (i + 1 < argc && a == "--threads") threads = split_ints(argv[++i]);
-        else if (i + 1 < argc && a == "--runs") runs = std::max(1, std::atoi(argv[++i]));
-        else if (i + 1 < argc && a == "--warmup") warmup = std::max(0, std::atoi(argv[++i]));
-        else if (i + 1 < argc && a == "--pipelines") pipelines = split(argv[++i]);
+        if (i + 1 < argc && a == "--sizes")
+            sizes = split_ints(argv[++i]);
+        else if (i + 1 < argc && a == "--threads")
+            threads = split_ints(argv[++i]);
+        else if (i + 1 < argc && a == "--runs")
+            runs = std::max(1, std::atoi(argv[++i]));
+        else if (i + 1 < argc && a == "--warmup")
+            warmup = std::max(0, std::atoi(argv[++i]));
+        else if (i + 1 < argc && a == "--pipelines")
+            pipelines = split(argv[++i]);
+        else if (a == "--other-functions")
+            other_functions = true;
         else {
             std::fprintf(stderr,
                          "usage: %s [--sizes 2048,4096] [--threads 2,1] [--runs 11] "
-                         "[--warmup 2] [--pipelines blur,harris,canny]\n",
+                         "[--warmup 1] [--pipelines blur,harris,canny] [--other-functions]\n",
                          argv[0]);
             return 2;
         }
@@ -213,9 +227,10 @@ int main(int argc, char** argv) {
     const std::string machine = cpu_model(), date = now_utc();
     std::printf("machine: %s, %d CPUs; date: %s; load average before: %s\n", machine.c_str(),
                 omp_get_num_procs(), date.c_str(), load_average().c_str());
-    std::printf("formac C compiled with: %s; Halide 14 AOT for the host; OpenCV %s (parallel "
-                "framework: %s)\n",
-                BENCH_FORMAC_C_FLAGS, CV_VERSION, opencv_parallel_framework().c_str());
+    std::printf(
+        "formac C compiled with: %s; Halide 14 AOT for the host; OpenCV %s (parallel "
+        "framework: %s)\n",
+        BENCH_FORMAC_C_FLAGS, CV_VERSION, opencv_parallel_framework().c_str());
     std::printf("timing: median of %d runs after %d warm-up runs\n\n", runs, warmup);
 
     std::vector<Row> rows;
@@ -232,7 +247,7 @@ int main(int argc, char** argv) {
                 const int t = threads[ti];
                 set_threads(t);
                 Bench b;
-                if (!make_bench(pipeline, in, &b)) {
+                if (!make_bench(pipeline, in, other_functions, &b)) {
                     std::fprintf(stderr, "cannot set up %s at %d²\n", pipeline.c_str(), size);
                     return 1;
                 }
@@ -252,7 +267,7 @@ int main(int argc, char** argv) {
                     const double lo = *std::min_element(ms.begin(), ms.end());
                     const double hi = *std::max_element(ms.begin(), ms.end());
                     rows.push_back({pipeline, size, t, v.name, median(ms), lo, v.same_function});
-                    std::printf("  %-6s %4d %d thr  %-30s %9.3f ms  (min %.3f, max %.3f)\n",
+                    std::printf("  %-6s %4d %d thr  %-48s %9.3f ms  (min %.3f, max %.3f)\n",
                                 pipeline.c_str(), size, t, v.name.c_str(), median(ms), lo, hi);
                     std::fflush(stdout);
                 }
@@ -262,11 +277,12 @@ int main(int argc, char** argv) {
     const double total_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
-    std::printf("\n## Results\n\nmachine: %s (%d CPUs); date: %s; load average after: %s; "
-                "%.0f s in all. Median of %d runs after %d warm-up runs; ratio = median / "
-                "formac fused's median at the same pipeline, size and threads.\n\n",
-                machine.c_str(), omp_get_num_procs(), date.c_str(), load_average().c_str(),
-                total_s, runs, warmup);
+    std::printf(
+        "\n## Results\n\nmachine: %s (%d CPUs); date: %s; load average after: %s; "
+        "%.0f s in all. Median of %d runs after %d warm-up runs; ratio = median / "
+        "formac fused's median at the same pipeline, size and threads.\n\n",
+        machine.c_str(), omp_get_num_procs(), date.c_str(), load_average().c_str(), total_s, runs,
+        warmup);
     print_table(rows, pipelines, threads);
     return 0;
 }

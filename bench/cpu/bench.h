@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <opencv2/core.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/core.hpp>
 
 #include "HalideBuffer.h"
 
@@ -23,9 +22,9 @@ struct Variant {
 // All variants of one pipeline at one size (and one thread count: formac's fused
 // workspace takes the thread count at create time).
 struct Bench {
-    int margin = 0;          // rows/columns left out of the interior comparison
-    bool u8_output = false;  // canny: 8-bit classes 0/128/255
-    std::vector<Variant> variants;  // variants[0] is formac fused, the reference
+    int margin = 0;                           // rows/columns left out of the interior comparison
+    bool u8_output = false;                   // canny: 8-bit classes 0/128/255
+    std::vector<Variant> variants;            // variants[0] is formac fused, the reference
     std::vector<std::shared_ptr<void>> keep;  // outputs, workspaces, buffers
 };
 
@@ -33,13 +32,14 @@ struct Bench {
 struct Input {
     int M, N;
     float* data;
-    cv::Mat mat;                         // M x N CV_32F over data
-    Halide::Runtime::Buffer<float> hl;   // x = column (N), y = row (M), over data
+    cv::Mat mat;                        // M x N CV_32F over data
+    Halide::Runtime::Buffer<float> hl;  // x = column (N), y = row (M), over data
 };
 
 extern const float kHarrisK;
 extern const float kCannyLow, kCannyHigh;
 
-// Builds the variants of "blur", "harris" or "canny"; false for another name or when
-// a formac workspace cannot be created.
-bool make_bench(const std::string& pipeline, const Input& in, Bench* out);
+// Builds the variants of "blur", "harris" or "canny"; with other_functions also the
+// OpenCV calls that compute another function (cv::cornerHarris, cv::Canny), timed for
+// scale only. False for another name or when a formac workspace cannot be created.
+bool make_bench(const std::string& pipeline, const Input& in, bool other_functions, Bench* out);

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -17,6 +16,11 @@
 #include "canny_unfused.h"
 #include "harris_fused.h"
 #include "harris_unfused.h"
+#ifdef BENCH_FORMAC_NOERRNO  // the fused code again, with -fno-math-errno -fno-trapping-math
+#include "blur_fused_noerrno.h"
+#include "canny_fused_noerrno.h"
+#include "harris_fused_noerrno.h"
+#endif
 
 // Halide, AOT-compiled; each autoscheduler's libraries exist where CMake defined
 // BENCH_HALIDE_<name>.
@@ -46,6 +50,8 @@ const float kCannyLow = 0.25f;
 const float kCannyHigh = 0.40f;
 
 namespace {
+
+const char* const kNoErrno = "formac fused -fno-math-errno -fno-trapping-math";
 
 template <typename T>
 T* new_output(Bench* b, const Input& in) {
@@ -106,6 +112,13 @@ bool make_blur(const Input& in, Bench* b) {
     float* ou = new_output<float>(b, in);
     b->variants.push_back({"formac fused", [=]() { blur_fused_run(wf, data, of); }, of});
     b->variants.push_back({"formac --no-fuse", [=]() { blur_unfused_run(wu, data, ou); }, ou});
+#ifdef BENCH_FORMAC_NOERRNO
+    auto* wn = blur_fused_noerrno_create(in.M, in.N);
+    if (!wn) return false;
+    keep_workspace(b, wn, blur_fused_noerrno_destroy);
+    float* on = new_output<float>(b, in);
+    b->variants.push_back({kNoErrno, [=]() { blur_fused_noerrno_run(wn, data, on); }, on});
+#endif
 
     add_halide_blur(b, in, "halide manual", blur_halide_manual);
 #ifdef BENCH_HALIDE_Mullapudi2016
@@ -158,12 +171,13 @@ void add_halide_harris(Bench* b, const Input& in, const std::string& name, Halid
 void cv_harris_response(const cv::Mat& sxx, const cv::Mat& syy, const cv::Mat& sxy, float k,
                         cv::Mat& out) {
     cv::parallel_for_(cv::Range(0, sxx.rows), [&](const cv::Range& r) {
+        const int N = sxx.cols;
         for (int i = r.start; i < r.end; i++) {
             const float* a = sxx.ptr<float>(i);
             const float* b = syy.ptr<float>(i);
             const float* c = sxy.ptr<float>(i);
             float* o = out.ptr<float>(i);
-            for (int j = 0; j < sxx.cols; j++) {
+            for (int j = 0; j < N; j++) {
                 const float det = a[j] * b[j] - c[j] * c[j];
                 const float tr = a[j] + b[j];
                 o[j] = det - k * tr * tr;
@@ -172,7 +186,7 @@ void cv_harris_response(const cv::Mat& sxx, const cv::Mat& syy, const cv::Mat& s
     });
 }
 
-bool make_harris(const Input& in, Bench* b) {
+bool make_harris(const Input& in, bool other_functions, Bench* b) {
     b->margin = 2;
     float* data = in.data;
     auto* wf = harris_fused_create(in.M, in.N);
@@ -186,6 +200,14 @@ bool make_harris(const Input& in, Bench* b) {
         {"formac fused", [=]() { harris_fused_run(wf, data, kHarrisK, of); }, of});
     b->variants.push_back(
         {"formac --no-fuse", [=]() { harris_unfused_run(wu, data, kHarrisK, ou); }, ou});
+#ifdef BENCH_FORMAC_NOERRNO
+    auto* wn = harris_fused_noerrno_create(in.M, in.N);
+    if (!wn) return false;
+    keep_workspace(b, wn, harris_fused_noerrno_destroy);
+    float* on = new_output<float>(b, in);
+    b->variants.push_back(
+        {kNoErrno, [=]() { harris_fused_noerrno_run(wn, data, kHarrisK, on); }, on});
+#endif
 
     add_halide_harris(b, in, "halide manual", harris_halide_manual);
 #ifdef BENCH_HALIDE_Mullapudi2016
@@ -206,33 +228,32 @@ bool make_harris(const Input& in, Bench* b) {
     cv::Mat dst(in.M, in.N, CV_32F, o);
     std::vector<cv::Mat> m(8);
     for (cv::Mat& x : m) x.create(in.M, in.N, CV_32F);
-    b->variants.push_back(
-        {"opencv",
-         [=]() mutable {
-             cv::Mat &ix = m[0], &iy = m[1], &ixx = m[2], &iyy = m[3], &ixy = m[4];
-             cv::Mat &sxx = m[5], &syy = m[6], &sxy = m[7];
-             const int bd = cv::BORDER_REFLECT_101;
-             cv::Sobel(src, ix, CV_32F, 1, 0, 3, 1, 0, bd);
-             cv::Sobel(src, iy, CV_32F, 0, 1, 3, 1, 0, bd);
-             cv::multiply(ix, ix, ixx);
-             cv::multiply(iy, iy, iyy);
-             cv::multiply(ix, iy, ixy);
-             cv::GaussianBlur(ixx, sxx, cv::Size(3, 3), 0, 0, bd);
-             cv::GaussianBlur(iyy, syy, cv::Size(3, 3), 0, 0, bd);
-             cv::GaussianBlur(ixy, sxy, cv::Size(3, 3), 0, 0, bd);
-             cv_harris_response(sxx, syy, sxy, kHarrisK, dst);
-         },
-         o});
+    b->variants.push_back({"opencv",
+                           [=]() mutable {
+                               cv::Mat &ix = m[0], &iy = m[1], &ixx = m[2], &iyy = m[3],
+                                       &ixy = m[4];
+                               cv::Mat &sxx = m[5], &syy = m[6], &sxy = m[7];
+                               const int bd = cv::BORDER_REFLECT_101;
+                               cv::Sobel(src, ix, CV_32F, 1, 0, 3, 1, 0, bd);
+                               cv::Sobel(src, iy, CV_32F, 0, 1, 3, 1, 0, bd);
+                               cv::multiply(ix, ix, ixx);
+                               cv::multiply(iy, iy, iyy);
+                               cv::multiply(ix, iy, ixy);
+                               cv::GaussianBlur(ixx, sxx, cv::Size(3, 3), 0, 0, bd);
+                               cv::GaussianBlur(iyy, syy, cv::Size(3, 3), 0, 0, bd);
+                               cv::GaussianBlur(ixy, sxy, cv::Size(3, 3), 0, 0, bd);
+                               cv_harris_response(sxx, syy, sxy, kHarrisK, dst);
+                           },
+                           o});
 
-    // cv::cornerHarris: an unweighted 3x3 window and Sobel scaled by 1/(4*3*255) —
+    if (!other_functions) return true;
+    // cv::cornerHarris: an unweighted 3x3 window and Sobel scaled by 1/(4*3) —
     // another function, timed for scale only.
     float* o2 = new_output<float>(b, in);
     cv::Mat dst2(in.M, in.N, CV_32F, o2);
-    Variant v{"opencv cornerHarris (other fn)",
-              [=]() mutable {
-                  cv::cornerHarris(src, dst2, 3, 3, kHarrisK, cv::BORDER_REFLECT_101);
-              },
-              o2};
+    Variant v{
+        "opencv cornerHarris (other fn)",
+        [=]() mutable { cv::cornerHarris(src, dst2, 3, 3, kHarrisK, cv::BORDER_REFLECT_101); }, o2};
     v.same_function = false;
     b->variants.push_back(v);
     return true;
@@ -251,50 +272,51 @@ void add_halide_canny(Bench* b, const Input& in, const std::string& name, Halide
         {name, [=]() { hl_check(fn(*input, kCannyLow, kCannyHigh, *out), name); }, o});
 }
 
-// Non-maximum suppression and the double threshold exactly as canny.idsl's thin and
-// classify, mag read with REFLECT_101 at the border (`mag:mirror`). OpenCV has no float
-// NMS: cv::Canny does it inside its 8-bit implementation.
+// Non-maximum suppression and the double threshold at one pixel, exactly as canny.idsl's
+// thin and classify: mu, mc, md are the rows of mag above, at and below; jl, j, jr the
+// columns. Every neighbour is loaded before the selects, so that the interior loop has no
+// branches and gcc vectorises it (CMakeLists.txt adds -fno-trapping-math for this file:
+// without it gcc if-converts no float comparison here).
+inline uint8_t thin_classify(const float* mu, const float* mc, const float* md, int jl, int j,
+                             int jr, float gx, float gy, float low, float high) {
+    const float ax = std::fabs(gx), ay = std::fabs(gy);
+    const bool horiz = ay <= 0.41421f * ax, vert = ax <= 0.41421f * ay, diag = gx * gy > 0;
+    const float ul = mu[jl], u = mu[j], ur = mu[jr], l = mc[jl], m = mc[j], r = mc[jr];
+    const float dl = md[jl], d = md[j], dr = md[jr];
+    const float a = horiz ? l : vert ? u : diag ? ul : ur;
+    const float c = horiz ? r : vert ? d : diag ? dr : dl;
+    const bool above_a = m > a, not_below_c = m >= c;
+    const float e = (above_a & not_below_c) ? m : 0.0f;
+    const bool strong = e >= high, weak = e >= low;
+    return strong ? 255 : weak ? 128 : 0;
+}
+
+// NMS + threshold over the image, mag read with REFLECT_101 at the border (`mag:mirror`).
+// OpenCV has no float NMS: cv::Canny does it inside its 8-bit implementation.
 void cv_thin_classify(const cv::Mat& gx, const cv::Mat& gy, const cv::Mat& mag, float low,
                       float high, cv::Mat& out) {
-    const int M = mag.rows, N = mag.cols;
-    cv::parallel_for_(cv::Range(0, M), [&](const cv::Range& r) {
+    const int bd = cv::BORDER_REFLECT_101;
+    cv::parallel_for_(cv::Range(0, mag.rows), [&](const cv::Range& r) {
+        // Locals, not captured references: the stores to o cannot change them.
+        const int M = mag.rows, N = mag.cols;
+        const float lo = low, hi = high;
         for (int i = r.start; i < r.end; i++) {
-            const float* mu = mag.ptr<float>(cv::borderInterpolate(i - 1, M, cv::BORDER_REFLECT_101));
+            const float* mu = mag.ptr<float>(cv::borderInterpolate(i - 1, M, bd));
             const float* mc = mag.ptr<float>(i);
-            const float* md = mag.ptr<float>(cv::borderInterpolate(i + 1, M, cv::BORDER_REFLECT_101));
+            const float* md = mag.ptr<float>(cv::borderInterpolate(i + 1, M, bd));
             const float* px = gx.ptr<float>(i);
             const float* py = gy.ptr<float>(i);
             uint8_t* o = out.ptr<uint8_t>(i);
-            for (int j = 0; j < N; j++) {
-                int jl = j - 1, jr = j + 1;
-                if (jl < 0 || jr >= N) {
-                    jl = cv::borderInterpolate(jl, N, cv::BORDER_REFLECT_101);
-                    jr = cv::borderInterpolate(jr, N, cv::BORDER_REFLECT_101);
-                }
-                const float ax = std::fabs(px[j]), ay = std::fabs(py[j]);
-                float a, c;
-                if (ay <= 0.41421f * ax) {
-                    a = mc[jl];
-                    c = mc[jr];
-                } else if (ax <= 0.41421f * ay) {
-                    a = mu[j];
-                    c = md[j];
-                } else if (px[j] * py[j] > 0) {
-                    a = mu[jl];
-                    c = md[jr];
-                } else {
-                    a = mu[jr];
-                    c = md[jl];
-                }
-                const float m = mc[j];
-                const float e = (m > a ? (m >= c ? m : 0.0f) : 0.0f);
-                o[j] = e >= high ? 255 : (e >= low ? 128 : 0);
-            }
+            for (int j : {0, N - 1})
+                o[j] = thin_classify(mu, mc, md, cv::borderInterpolate(j - 1, N, bd), j,
+                                     cv::borderInterpolate(j + 1, N, bd), px[j], py[j], lo, hi);
+            for (int j = 1; j < N - 1; j++)
+                o[j] = thin_classify(mu, mc, md, j - 1, j, j + 1, px[j], py[j], lo, hi);
         }
     });
 }
 
-bool make_canny(const Input& in, Bench* b) {
+bool make_canny(const Input& in, bool other_functions, Bench* b) {
     b->margin = 4;
     b->u8_output = true;
     float* data = in.data;
@@ -307,9 +329,16 @@ bool make_canny(const Input& in, Bench* b) {
     uint8_t* ou = new_output<uint8_t>(b, in);
     b->variants.push_back(
         {"formac fused", [=]() { canny_fused_run(wf, data, kCannyLow, kCannyHigh, of); }, of});
+    b->variants.push_back({"formac --no-fuse",
+                           [=]() { canny_unfused_run(wu, data, kCannyLow, kCannyHigh, ou); }, ou});
+#ifdef BENCH_FORMAC_NOERRNO
+    auto* wn = canny_fused_noerrno_create(in.M, in.N);
+    if (!wn) return false;
+    keep_workspace(b, wn, canny_fused_noerrno_destroy);
+    uint8_t* on = new_output<uint8_t>(b, in);
     b->variants.push_back(
-        {"formac --no-fuse", [=]() { canny_unfused_run(wu, data, kCannyLow, kCannyHigh, ou); },
-         ou});
+        {kNoErrno, [=]() { canny_fused_noerrno_run(wn, data, kCannyLow, kCannyHigh, on); }, on});
+#endif
 
     add_halide_canny(b, in, "halide manual", canny_halide_manual);
 #ifdef BENCH_HALIDE_Mullapudi2016
@@ -330,22 +359,22 @@ bool make_canny(const Input& in, Bench* b) {
     cv::Mat dst(in.M, in.N, CV_8U, o);
     std::vector<cv::Mat> m(4);
     for (cv::Mat& x : m) x.create(in.M, in.N, CV_32F);
-    cv::Mat kern = (cv::Mat_<float>(5, 5) << 2, 4, 5, 4, 2, 4, 9, 12, 9, 4, 5, 12, 15, 12, 5, 4,
-                    9, 12, 9, 4, 2, 4, 5, 4, 2);
+    cv::Mat kern = (cv::Mat_<float>(5, 5) << 2, 4, 5, 4, 2, 4, 9, 12, 9, 4, 5, 12, 15, 12, 5, 4, 9,
+                    12, 9, 4, 2, 4, 5, 4, 2);
     kern /= 159.0f;
-    b->variants.push_back(
-        {"opencv",
-         [=]() mutable {
-             cv::Mat &smooth = m[0], &gx = m[1], &gy = m[2], &mag = m[3];
-             const int bd = cv::BORDER_REFLECT_101;
-             cv::filter2D(src, smooth, CV_32F, kern, cv::Point(-1, -1), 0, bd);
-             cv::Sobel(smooth, gx, CV_32F, 1, 0, 3, 1, 0, bd);
-             cv::Sobel(smooth, gy, CV_32F, 0, 1, 3, 1, 0, bd);
-             cv::magnitude(gx, gy, mag);
-             cv_thin_classify(gx, gy, mag, kCannyLow, kCannyHigh, dst);
-         },
-         o});
+    b->variants.push_back({"opencv",
+                           [=]() mutable {
+                               cv::Mat &smooth = m[0], &gx = m[1], &gy = m[2], &mag = m[3];
+                               const int bd = cv::BORDER_REFLECT_101;
+                               cv::filter2D(src, smooth, CV_32F, kern, cv::Point(-1, -1), 0, bd);
+                               cv::Sobel(smooth, gx, CV_32F, 1, 0, 3, 1, 0, bd);
+                               cv::Sobel(smooth, gy, CV_32F, 0, 1, 3, 1, 0, bd);
+                               cv::magnitude(gx, gy, mag);
+                               cv_thin_classify(gx, gy, mag, kCannyLow, kCannyHigh, dst);
+                           },
+                           o});
 
+    if (!other_functions) return true;
     // cv::Canny takes 8-bit images only, does not smooth, and includes hysteresis —
     // another function, timed for scale only (input scaled to 0..255 beforehand).
     uint8_t* o2 = new_output<uint8_t>(b, in);
@@ -361,9 +390,9 @@ bool make_canny(const Input& in, Bench* b) {
 
 }  // namespace
 
-bool make_bench(const std::string& pipeline, const Input& in, Bench* out) {
+bool make_bench(const std::string& pipeline, const Input& in, bool other_functions, Bench* out) {
     if (pipeline == "blur") return make_blur(in, out);
-    if (pipeline == "harris") return make_harris(in, out);
-    if (pipeline == "canny") return make_canny(in, out);
+    if (pipeline == "harris") return make_harris(in, other_functions, out);
+    if (pipeline == "canny") return make_canny(in, other_functions, out);
     return false;
 }

@@ -7,6 +7,7 @@
 #include "codegen/FusedTiles_C.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/FusionPlan.h"
 
@@ -125,27 +126,6 @@ class CGen {
   }
 
   // ------------------------------------------------------------ one stage
-  // Stages read by `stages` that are not among them.
-  std::set<int> producersOf(const std::vector<int>& stages) const {
-    std::set<int> inside(stages.begin(), stages.end()), out;
-    for (int id : stages)
-      for (const auto& pc : p_.stages[static_cast<size_t>(id)].pieces)
-        forEachExpr(pc.body, [&](const ir::Expr& e) {
-          if ((e.kind == ir::Expr::ImageRead || e.kind == ir::Expr::IndexRead) && !inside.count(e.producer))
-            out.insert(e.producer);
-        });
-    return out;
-  }
-  std::set<int> scalarsOf(const std::vector<int>& stages) const {
-    std::set<int> out;
-    for (int id : stages)
-      for (const auto& pc : p_.stages[static_cast<size_t>(id)].pieces)
-        forEachExpr(pc.body, [&](const ir::Expr& e) {
-          if (e.kind == ir::Expr::ScalarIn) out.insert(e.scalar);
-        });
-    return out;
-  }
-
   std::string stageFunctionName(const ir::Stage& s) const {
     return K() + "_stage" + std::to_string(s.id) + "_" + n_.stage[static_cast<size_t>(s.id)];
   }
@@ -164,11 +144,11 @@ class CGen {
       params += (params.empty() ? "" : ", ") + prm;
       args += (args.empty() ? "" : ", ") + arg;
     };
-    for (int id : producersOf(stages))
+    for (int id : producersOf(p_, stages))
       add("const " + cType(p_.stages[static_cast<size_t>(id)].type) + "* restrict " +
               n_.stage[static_cast<size_t>(id)],
           bufferExpr(id));
-    for (int i : scalarsOf(stages))
+    for (int i : scalarsOf(p_, stages))
       add(std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
               n_.scalar[static_cast<size_t>(i)],
           n_.scalar[static_cast<size_t>(i)]);
@@ -180,10 +160,7 @@ class CGen {
     std::ostringstream os;
     std::string params, args;
     stageSignature(s, params, args, "");
-    os << "/* " << n_.stage[static_cast<size_t>(s.id)] << " = " << s.origin << "   ["
-       << o_.sourcePath << ":" << s.loc.line << "]\n   " << cType(s.type) << "[";
-    for (int d = 0; d < s.rank(); ++d) os << (d ? "][" : "") << size(s.extent[static_cast<size_t>(d)]);
-    os << "] */\n";
+    os << stageComment(p_, n_, s, o_.sourcePath);
     os << "static void " << stageFunctionName(s) << "(" << params << ") {\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     for (size_t i = 0; i < s.pieces.size(); ++i) {
@@ -214,15 +191,7 @@ class CGen {
       if (p_.outputs[i] == id && outputOwner(i)) return outputName(p_, i);
     return "ws->" + n_.stage[static_cast<size_t>(id)];
   }
-  // Output i is computed in place in the caller's buffer when it is a computed
-  // stage returned for the first time.
-  bool outputOwner(size_t i) const {
-    int id = p_.outputs[i];
-    if (p_.stages[static_cast<size_t>(id)].kind == ir::Stage::Input) return false;
-    for (size_t j = 0; j < i; ++j)
-      if (p_.outputs[j] == id) return false;
-    return true;
-  }
+  bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
   bool needsWorkspaceBuffer(int id) const {
     const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
     if (s.kind == ir::Stage::Input || member_.count(id)) return false;
@@ -235,21 +204,6 @@ class CGen {
     std::string t = "(size_t)1";
     for (const auto& e : s.extent) t += " * (size_t)(" + size(e) + ")";
     return t;
-  }
-
-  // True when the stage's pieces are known to write every point.
-  bool coversExtent(const ir::Stage& s) const {
-    if (s.pieces.size() != 1) return false;
-    const ir::Piece& pc = s.pieces[0];
-    int np = static_cast<int>(p_.params.size());
-    for (size_t d = 0; d < pc.axes.size(); ++d) {
-      long long c;
-      if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
-      if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
-      if (!ir::isConst(pc.validLo[d], &c) || c != 0) return false;
-      if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
-    }
-    return true;
   }
 
   std::string workspace() {
@@ -280,15 +234,7 @@ class CGen {
        << "  " << K() << "_workspace* ws = (" << K() << "_workspace*)calloc(1, sizeof *ws);\n"
        << "  if (!ws) return NULL;\n";
     for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    // Every extent must be non-negative for these sizes.
-    std::set<std::string> checked;
-    for (const auto& s : p_.stages)
-      for (const auto& e : s.extent) {
-        long long c;
-        if (ir::isConst(e, &c) && c >= 0) continue;
-        if (checked.insert(size(e)).second)
-          os << "  if ((" << size(e) << ") < 0) { " << K() << "_destroy(ws); return NULL; }\n";
-      }
+    os << extentChecks(p_, n_, K());
     os << "  /* Intermediates start at 0; the points a stage does not compute stay 0. */\n";
     for (const auto& s : p_.stages)
       if (needsWorkspaceBuffer(s.id)) {
@@ -323,7 +269,7 @@ class CGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       int id = p_.outputs[i];
       const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
-      if (outputOwner(i) && !coversExtent(s))
+      if (outputOwner(i) && !coversExtent(p_, s))
         os << "  memset(" << outputName(p_, i) << ", 0, " << elementCount(s) << " * sizeof(" << cType(s.type)
            << "));\n";
     }
@@ -361,38 +307,10 @@ class CGen {
 
   // ------------------------------------------------------------ Forma entry point
   std::string entryPoint() {
-    std::ostringstream os;
-    std::string ws = K() + "_workspace";
-    os << "/* One workspace is kept between calls; a call of another size replaces\n"
-       << "   it, and a concurrent call uses a workspace of its own. */\n"
-       << "static " << ws << "* " << K() << "_cached = NULL;\n"
-       << "static int " << K() << "_cached_busy = 0;\n\n"
-       << "void " << K() << "(" << entryParameters(p_, n_) << ") {\n"
-       << "  " << ws << "* ws = NULL;\n"
-       << "  int cached = 0;\n"
-       << "  if (__atomic_exchange_n(&" << K() << "_cached_busy, 1, __ATOMIC_ACQUIRE) == 0) {\n"
-       << "    cached = 1;\n"
-       << "    if (" << K() << "_cached";
-    std::string same;
-    for (const auto& prm : n_.param) same += " || " + K() + "_cached->" + prm + " != " + prm;
-    if (same.empty()) os << " && 0";
-    else os << " && (0" << same << ")";
-    os << ") {\n"
-       << "      " << K() << "_destroy(" << K() << "_cached);\n"
-       << "      " << K() << "_cached = NULL;\n    }\n"
-       << "    if (!" << K() << "_cached) " << K() << "_cached = " << K() << "_create(" << createArguments(p_, n_) << ");\n"
-       << "    ws = " << K() << "_cached;\n"
-       << "  } else {\n"
-       << "    ws = " << K() << "_create(" << createArguments(p_, n_) << ");\n  }\n"
-       << "  if (!ws) {\n"
-       << "    fprintf(stderr, \"" << K() << ": cannot allocate the intermediate images "
-       << "(out of memory or a negative size)\\n\");\n"
-       << "  } else {\n";
-    std::string ra = runArguments(p_, n_);
-    os << "    " << K() << "_run(ws" << (ra.empty() ? "" : ", " + ra) << ");\n  }\n"
-       << "  if (cached) __atomic_store_n(&" << K() << "_cached_busy, 0, __ATOMIC_RELEASE);\n"
-       << "  else " << K() << "_destroy(ws);\n}\n";
-    return os.str();
+    EntryPointText t;
+    t.kernel = K();
+    t.failureNote = "cannot allocate the intermediate images (out of memory or a negative size)";
+    return cachedEntryPoint(p_, n_, t);
   }
 
   const ir::Pipeline& p_;

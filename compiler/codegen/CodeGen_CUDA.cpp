@@ -1,5 +1,6 @@
 #include "codegen/CodeGen_CUDA.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/FusionPlan.h"
 
@@ -14,6 +16,7 @@ namespace formac::codegen {
 namespace {
 
 constexpr int kThreads = 256;  // threads per block of every kernel
+constexpr int kRows = 4;       // rows per thread in interior blocks of fused kernels
 
 class CudaGen {
  public:
@@ -70,7 +73,9 @@ class CudaGen {
        << "   Build with nvcc -arch=sm_90 (or your GPU's); the arithmetic is flag-independent:\n"
        << "   products and quotients use the _rn intrinsics, so nvcc never contracts them. */\n"
        << "#include <cuda_runtime.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-       << "#pragma nv_diag_suppress 177 /* helpers this program does not use */\n\n"
+       << "#pragma nv_diag_suppress 177 /* helpers this program does not use */\n"
+       << "/* Kernels index with int below this many points per image (with room for halos). */\n"
+       << "#define FORMAC_INT_INDEX_LIMIT (2147483647LL - (1LL << 24))\n\n"
        << "extern \"C\" {\n" << declarations(true) << "}\n\n"
        << helperPrelude("static __host__ __device__ __forceinline__") << "\n"
        << "#define FORMAC_CUDA_CHECK(call, fail)                                          \\\n"
@@ -93,26 +98,6 @@ class CudaGen {
   }
 
   // ------------------------------------------------------------ kernel arguments
-  // Stages a set of stages reads that are not among them (global memory).
-  std::set<int> globalProducers(const std::vector<int>& stages) const {
-    std::set<int> inside(stages.begin(), stages.end()), out;
-    for (int id : stages)
-      for (const auto& pc : stage(id).pieces)
-        forEachExpr(pc.body, [&](const ir::Expr& e) {
-          if ((e.kind == ir::Expr::ImageRead || e.kind == ir::Expr::IndexRead) && !inside.count(e.producer))
-            out.insert(e.producer);
-        });
-    return out;
-  }
-  std::set<int> scalarsOf(const std::vector<int>& stages) const {
-    std::set<int> out;
-    for (int id : stages)
-      for (const auto& pc : stage(id).pieces)
-        forEachExpr(pc.body, [&](const ir::Expr& e) {
-          if (e.kind == ir::Expr::ScalarIn) out.insert(e.scalar);
-        });
-    return out;
-  }
   void kernelSignature(const std::vector<int>& stages, int sink, std::string& params,
                        std::string& args) const {
     params.clear();
@@ -121,9 +106,9 @@ class CudaGen {
       params += (params.empty() ? "" : ", ") + prm;
       args += (args.empty() ? "" : ", ") + arg;
     };
-    for (int id : globalProducers(stages))
+    for (int id : producersOf(p_, stages))
       add("const " + cType(stage(id).type) + "* __restrict__ " + name(id), deviceBuffer(id));
-    for (int i : scalarsOf(stages))
+    for (int i : scalarsOf(p_, stages))
       add(std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
               n_.scalar[static_cast<size_t>(i)],
           n_.scalar[static_cast<size_t>(i)]);
@@ -132,10 +117,7 @@ class CudaGen {
   }
 
   std::string stageComment(const ir::Stage& s) const {
-    std::string t = "/* " + name(s.id) + " = " + s.origin + "   [" + o_.sourcePath + ":" +
-                    std::to_string(s.loc.line) + "]\n   " + cType(s.type) + "[";
-    for (int d = 0; d < s.rank(); ++d) t += (d ? "][" : "") + size(s.extent[static_cast<size_t>(d)]);
-    return t + "] */\n";
+    return codegen::stageComment(p_, n_, s, o_.sourcePath);
   }
 
   LoopNestOptions nestOptions(const ir::Stage& s, const ir::Piece& pc) const {
@@ -149,27 +131,21 @@ class CudaGen {
     return lo;
   }
 
-  static bool hasModeReads(const ir::Piece& pc) {
-    bool any = false;
-    forEachExpr(pc.body, [&](const ir::Expr& e) {
-      if (e.kind == ir::Expr::ImageRead && e.mode != ir::BoundaryMode::None) any = true;
-    });
-    return any;
-  }
-
-  // Declarations of lo/hi (and fast_lo/fast_hi) for a piece, as in the C backend.
-  std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind) const {
+  // Declarations of lo/hi (and fast_lo/fast_hi) for a piece, as in the C
+  // backend, converted once to the kernel's index type I.
+  std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind,
+                              const std::string& indexType = "I") const {
     std::string t;
     for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
       std::string D = std::to_string(d);
-      t += ind + "const long long lo" + D + " = " + pieceFirstIndex(lo, d) + ";\n";
-      t += ind + "const long long hi" + D + " = " + pieceLastIndex(lo, d) + ";\n";
+      t += ind + "const " + indexType + " lo" + D + " = (" + indexType + ")(" + pieceFirstIndex(lo, d) + ");\n";
+      t += ind + "const " + indexType + " hi" + D + " = (" + indexType + ")(" + pieceLastIndex(lo, d) + ");\n";
       if (fast) {
         std::string flo = "lo" + D, fhi = "hi" + D;
         for (const auto& b : fastLowerBounds(lo, d)) flo = "formac_maxll(" + flo + ", " + b + ")";
         for (const auto& b : fastUpperBounds(lo, d)) fhi = "formac_minll(" + fhi + ", " + b + ")";
-        t += ind + "const long long fast_lo" + D + " = " + flo + ";\n";
-        t += ind + "const long long fast_hi" + D + " = " + fhi + ";\n";
+        t += ind + "const " + indexType + " fast_lo" + D + " = (" + indexType + ")(" + flo + ");\n";
+        t += ind + "const " + indexType + " fast_hi" + D + " = (" + indexType + ")(" + fhi + ");\n";
       }
     }
     return t;
@@ -191,6 +167,30 @@ class CudaGen {
            emitPointBody(lo, true, ind + "  ") + ind + "}\n";
   }
 
+  // Kernels are templates over their index type I: int while every image has
+  // fewer than 2^31 points (the host checks), long long beyond.
+  std::string kernelParams(const std::string& params) const {
+    std::string t = params;
+    size_t pos = 0;
+    while ((pos = t.find("const long long ", pos)) != std::string::npos) t.replace(pos, 16, "const I "), pos += 8;
+    return t;
+  }
+  // The host's choice between the two instantiations.
+  std::string smallIndexCondition() const {
+    std::string t = "1";
+    for (const auto& s : p_.stages) {
+      std::string n = "(long long)1";
+      for (const auto& e : s.extent) n += " * (long long)(" + size(e) + ")";
+      t += " && " + n + " < FORMAC_INT_INDEX_LIMIT";
+    }
+    return t;
+  }
+  std::string launch(const std::string& kernel, const std::string& config, const std::string& args) const {
+    return "      if (int_index) " + kernel + "<int><<<" + config + ">>>(" + args + ");\n" +
+           "      else " + kernel + "<long long><<<" + config + ">>>(" + args + ");\n" +
+           "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
+  }
+
   // ------------------------------------------------------------ unfused kernels
   std::string kernelName(int sink, size_t piece) const {
     return K() + "_stage" + std::to_string(sink) + "_" + name(sink) + "_p" + std::to_string(piece);
@@ -207,36 +207,35 @@ class CudaGen {
       const ir::Piece& pc = s.pieces[k];
       LoopNestOptions lo = nestOptions(s, pc);
       bool fast = hasModeReads(pc);
-      os << stageComment(s) << "__global__ void __launch_bounds__(" << kThreads << ") "
-         << kernelName(sid, k) << "(" << params << ") {\n";
+      os << stageComment(s) << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") "
+         << kernelName(sid, k) << "(" << kernelParams(params) << ") {\n";
       for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
       os << boxDeclarations(lo, fast, "  ");
       // x: the innermost dimension; y: the next; z: all outer ones, flattened.
       std::string ind = "  ";
       size_t last = rank - 1;
       std::string L = std::to_string(last);
-      std::string loops;
       if (rank >= 3) {
-        os << ind << "const long long outer_count = 1";
+        os << ind << "const I outer_count = 1";
         for (size_t d = 0; d + 2 < rank; ++d) os << " * (hi" << d << " - lo" << d << " + 1)";
         os << ";\n";
-        os << ind << "for (long long z = (long long)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (long long)gridDim.z * blockDim.z) {\n";
+        os << ind << "for (I z = (I)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (I)gridDim.z * blockDim.z) {\n";
         ind += "  ";
-        os << ind << "long long rest = z;\n";
+        os << ind << "I rest = z;\n";
         for (size_t d = rank - 2; d-- > 0;) {
-          os << ind << "const long long q" << d << " = lo" << d << " + rest % (hi" << d << " - lo" << d << " + 1);\n";
+          os << ind << "const I q" << d << " = lo" << d << " + rest % (hi" << d << " - lo" << d << " + 1);\n";
           os << ind << "rest /= (hi" << d << " - lo" << d << " + 1);\n";
         }
         os << ind << "(void)rest;\n";
       }
       if (rank >= 2) {
         std::string Y = std::to_string(rank - 2);
-        os << ind << "for (long long q" << Y << " = lo" << Y << " + (long long)blockIdx.y * blockDim.y + threadIdx.y; q" << Y
-           << " <= hi" << Y << "; q" << Y << " += (long long)gridDim.y * blockDim.y) {\n";
+        os << ind << "for (I q" << Y << " = lo" << Y << " + (I)blockIdx.y * blockDim.y + threadIdx.y; q" << Y
+           << " <= hi" << Y << "; q" << Y << " += (I)gridDim.y * blockDim.y) {\n";
         ind += "  ";
       }
-      os << ind << "for (long long q" << L << " = lo" << L << " + (long long)blockIdx.x * blockDim.x + threadIdx.x; q" << L
-         << " <= hi" << L << "; q" << L << " += (long long)gridDim.x * blockDim.x) {\n";
+      os << ind << "for (I q" << L << " = lo" << L << " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" << L
+         << " <= hi" << L << "; q" << L << " += (I)gridDim.x * blockDim.x) {\n";
       os << pointCode(lo, fast, ind + "  ");
       os << ind << "}\n";
       for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
@@ -257,7 +256,7 @@ class CudaGen {
     size_t rank = static_cast<size_t>(s.rank());
     for (size_t k = 0; k < s.pieces.size(); ++k) {
       LoopNestOptions lo = nestOptions(s, s.pieces[k]);
-      os << "  {\n" << boxDeclarations(lo, false, "    ");
+      os << "  {\n" << boxDeclarations(lo, false, "    ", "long long");
       std::string L = std::to_string(rank - 1);
       os << "    const long long nx = hi" << L << " - lo" << L << " + 1;\n";
       os << "    long long ny = 1, nz = 1;\n";
@@ -271,8 +270,7 @@ class CudaGen {
       os << "      const dim3 grid((unsigned)formac_minll((nx + block.x - 1) / block.x, 1 << 30),\n"
          << "                      (unsigned)formac_minll((ny + block.y - 1) / block.y, 65535),\n"
          << "                      (unsigned)formac_minll(nz, 65535));\n"
-         << "      " << kernelName(sid, k) << "<<<grid, block>>>(" << args << ");\n"
-         << "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n    }\n  }\n";
+         << launch(kernelName(sid, k), "grid, block", args) << "    }\n  }\n";
     }
     return os.str();
   }
@@ -288,9 +286,70 @@ class CudaGen {
     return ids;
   }
 
+  // A fused sink writes every point of its extent (zeros outside its valid
+  // box), so the output needs no clearing first.
+  bool sinkWritesWholeExtent(int id) const {
+    for (const auto& g : groups_)
+      if (g.fused() && g.sink == id) return true;
+    return false;
+  }
+
+  // The loop over one region (rows r0.., columns c0..; H x W points): the
+  // block's threads take its points in row-major order, so every lane works
+  // however wide the halo makes the region; W is a constant, so i / W is a
+  // multiply and a shift. `body` computes point (q0, q1) at (r, c).
+  std::string regionLoops(const std::string& r0, const std::string& c0, int H, int W,
+                          const std::string& body, const std::string& ind) const {
+    return ind + "for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(H * W) + "; i += " +
+           std::to_string(kThreads) + ") {\n" + ind + "  const int r = i / " + std::to_string(W) + ", c = i % " +
+           std::to_string(W) + ";\n" + ind + "  const I q0 = " + r0 + " + r;\n" + ind + "  const I q1 = " + c0 +
+           " + c;\n" + body + ind + "}\n";
+  }
+
+  // Interior blocks: each thread computes kRows vertically adjacent points
+  // (seed 002's register tiling): the copies are computed first, then
+  // stored, so nvcc loads the taps the rows share once. `body(u)` computes
+  // point (q0, q1) into `val<u>`; `store(u)` writes it.
+  std::string regionLoopsUnrolled(const std::string& r0, const std::string& c0, int H, int W,
+                                  const std::function<std::string(int)>& body,
+                                  const std::function<std::string(int)>& store, const Type& type,
+                                  const std::string& ind) const {
+    int groups = (H + kRows - 1) / kRows;
+    std::string t = ind + "for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(groups * W) +
+                    "; i += " + std::to_string(kThreads) + ") {\n" + ind + "  const int r = (i / " +
+                    std::to_string(W) + ") * " + std::to_string(kRows) + ", c = i % " + std::to_string(W) +
+                    ";\n" + ind + "  const I q1 = " + c0 + " + c;\n";
+    for (int u = 0; u < kRows; ++u)
+      t += ind + "  " + cType(type) + " val" + std::to_string(u) + " = {};\n";
+    for (int u = 0; u < kRows; ++u) {
+      std::string guard = H % kRows == 0 ? "" : "if (r + " + std::to_string(u) + " < " + std::to_string(H) + ") ";
+      t += ind + "  " + guard + "{\n" + ind + "    const I q0 = " + r0 + " + r + " + std::to_string(u) + ";\n" +
+           body(u) + ind + "  }\n";
+    }
+    for (int u = 0; u < kRows; ++u) {
+      std::string guard = H % kRows == 0 ? "" : "if (r + " + std::to_string(u) + " < " + std::to_string(H) + ") ";
+      t += ind + "  " + guard + "{\n" + ind + "    const I q0 = " + r0 + " + r + " + std::to_string(u) + ";\n" +
+           ind + "    (void)q0;\n" + store(u) + ind + "  }\n";
+    }
+    return t + ind + "}\n";
+  }
+
+  // Whether the region [r0, r0+H) x [c0, c0+W) lies inside the box of lo/hi
+  // (and of fast_lo/fast_hi when the piece has boundary modes).
+  std::string insideCondition(const std::string& r0, const std::string& c0, int H, int W, bool fast) const {
+    std::string h = std::to_string(H - 1), w = std::to_string(W - 1);
+    std::string t = r0 + " >= lo0 && " + r0 + " + " + h + " <= hi0 && " + c0 + " >= lo1 && " + c0 + " + " + w + " <= hi1";
+    if (fast)
+      t += " && " + r0 + " >= fast_lo0 && " + r0 + " + " + h + " <= fast_hi0 && " + c0 + " >= fast_lo1 && " + c0 +
+           " + " + w + " <= fast_hi1";
+    return t;
+  }
+
   // One block per sink tile. Each member is computed over its halo-extended
   // region into shared memory (0 where the unfused stage would hold 0), then
-  // the sink reads the tiles and writes its points to global memory.
+  // the sink reads the tiles and writes every point of its tile. Blocks whose
+  // regions lie inside the valid and check-free boxes run without any test
+  // (seed 002's interior tiles); the others test each point.
   std::string fusedKernel(const passes::FusionGroup& g) {
     std::ostringstream os;
     std::string params, args;
@@ -312,14 +371,14 @@ class CudaGen {
     };
     os << "/* Fused: ";
     for (int id : ids) os << name(id) << (id == g.sink ? "" : ", ");
-    os << " — one block per " << TY << "x" << TX << " tile of " << name(g.sink)
+    os << " -- one block per " << TY << "x" << TX << " tile of " << name(g.sink)
        << "; intermediates in shared memory (seed 003, Algorithm 1). */\n";
     for (int id : ids) os << stageComment(stage(id));
-    os << "__global__ void __launch_bounds__(" << kThreads << ") " << fusedName(g) << "(" << params << ") {\n";
+    os << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") " << fusedName(g) << "("
+       << kernelParams(params) << ") {\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
-    os << "  const long long t0 = (long long)blockIdx.y * " << TY << ";\n"
-       << "  const long long t1 = (long long)blockIdx.x * " << TX << ";\n"
-       << "  const int tid = threadIdx.x;\n";
+    os << "  const I t0 = (I)blockIdx.y * " << TY << ";\n"
+       << "  const I t1 = (I)blockIdx.x * " << TX << ";\n";
     for (const auto& m : g.members)
       os << "  __shared__ " << cType(stage(m.stage).type) << " tile_" << name(m.stage) << "["
          << regionH(m) * regionW(m) << "];\n";
@@ -328,30 +387,69 @@ class CudaGen {
       const ir::Piece& pc = s.pieces[0];
       LoopNestOptions lo = nestOptions(s, pc);
       lo.access = tileAccess;
-      lo.resultVariable = "v";
-      bool fast = hasModeReads(pc);
       int H = regionH(m), W = regionW(m);
+      std::string r0 = "(t0 - " + std::to_string(m.haloLo[0]) + ")", c0 = "(t1 - " + std::to_string(m.haloLo[1]) + ")";
+      bool fast = hasModeReads(pc);
+      std::string target = "tile_" + name(m.stage) + "[r * " + std::to_string(W) + " + c]";
+      LoopNestOptions direct = lo;
+      direct.resultVariable = target;
+      LoopNestOptions viaV = lo;
+      viaV.resultVariable = "v";
       os << "  /* " << name(m.stage) << ": rows t0-" << m.haloLo[0] << "..t0+" << TY - 1 + m.haloHi[0]
-         << ", columns t1-" << m.haloLo[1] << "..t1+" << TX - 1 + m.haloHi[1] << " */\n  {\n";
-      os << boxDeclarations(lo, fast, "    ");
-      os << "    for (int i = tid; i < " << H * W << "; i += " << kThreads << ") {\n"
-         << "      const long long q0 = t0 - " << m.haloLo[0] << " + i / " << W << ";\n"
-         << "      const long long q1 = t1 - " << m.haloLo[1] << " + i % " << W << ";\n"
-         << "      " << cType(s.type) << " v = {};\n"
-         << "      if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n"
-         << pointCode(lo, fast, "        ") << "      }\n"
-         << "      tile_" << name(m.stage) << "[i] = v;\n    }\n  }\n  __syncthreads();\n";
+         << ", columns t1-" << m.haloLo[1] << "..t1+" << TX - 1 + m.haloHi[1] << " */\n  {\n"
+         << boxDeclarations(lo, fast, "    ")
+         << "    if (" << insideCondition(r0, c0, H, W, fast) << ") {\n"
+         << regionLoopsUnrolled(
+                r0, c0, H, W,
+                [&](int u) {
+                  LoopNestOptions one = lo;
+                  one.resultVariable = "val" + std::to_string(u);
+                  return emitPointBody(one, false, "          ");
+                },
+                [&](int u) {
+                  return "          tile_" + name(m.stage) + "[(r + " + std::to_string(u) + ") * " + std::to_string(W) +
+                         " + c] = val" + std::to_string(u) + ";\n";
+                },
+                s.type, "      ")
+         << "    } else {\n"
+         << regionLoops(r0, c0, H, W,
+                        "        " + cType(s.type) + " v = {};\n"
+                        "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
+                            pointCode(viaV, fast, "          ") + "        }\n        " + target + " = v;\n",
+                        "      ")
+         << "    }\n  }\n  __syncthreads();\n";
     }
     const ir::Stage& s = stage(g.sink);
     LoopNestOptions lo = nestOptions(s, s.pieces[0]);
     lo.access = tileAccess;
     bool fast = hasModeReads(s.pieces[0]);
-    os << "  /* " << name(g.sink) << ": the tile's own points */\n  {\n" << boxDeclarations(lo, fast, "    ")
-       << "    for (int i = tid; i < " << TY * TX << "; i += " << kThreads << ") {\n"
-       << "      const long long q0 = t0 + i / " << TX << ";\n"
-       << "      const long long q1 = t1 + i % " << TX << ";\n"
-       << "      if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n"
-       << pointCode(lo, fast, "        ") << "      }\n    }\n  }\n}\n\n";
+    std::string out = name(g.sink);
+    std::string zero = s.type.isStruct() ? "formac_make_" + s.type.structType->name + "(" +
+                                               [&] { std::string z; for (size_t i = 0; i < s.type.structType->fields.size(); ++i) z += (i ? ", 0" : "0"); return z; }() + ")"
+                                         : "(" + cType(s.type) + ")0";
+    os << "  /* " << out << ": every point of the tile (0 outside its valid box) */\n  {\n"
+       << boxDeclarations(lo, fast, "    ")
+       << "    const I rows = " << size(s.extent[0]) << ", cols = " << size(s.extent[1]) << ";\n"
+       << "    if (" << insideCondition("t0", "t1", TY, TX, fast) << ") {\n"
+       << regionLoopsUnrolled(
+              "t0", "t1", TY, TX,
+              [&](int u) {
+                LoopNestOptions one = lo;
+                one.resultVariable = "val" + std::to_string(u);
+                return emitPointBody(one, false, "          ");
+              },
+              [&](int u) {
+                return "          " + out + "[q0 * cols + q1] = val" + std::to_string(u) + ";\n";
+              },
+              s.type, "      ")
+       << "    } else {\n"
+       << regionLoops("t0", "t1", TY, TX,
+                      "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
+                          pointCode(lo, fast, "          ") +
+                          "        } else if (q0 < rows && q1 < cols) {\n          " + out + "[q0 * cols + q1] = " +
+                          zero + ";\n        }\n",
+                      "      ")
+       << "    }\n  }\n}\n\n";
     return os.str();
   }
 
@@ -365,8 +463,8 @@ class CudaGen {
        << "    if (rows > 0 && cols > 0) {\n"
        << "      const dim3 grid((unsigned)((cols + " << g.tile[1] - 1 << ") / " << g.tile[1] << "), (unsigned)((rows + "
        << g.tile[0] - 1 << ") / " << g.tile[0] << "), 1);\n"
-       << "      " << fusedName(g) << "<<<grid, " << kThreads << ">>>(" << args << ");\n"
-       << "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n    }\n  }\n";
+       << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n"
+       << launch(fusedName(g), "grid, block", args) << "    }\n  }\n";
     return os.str();
   }
 
@@ -377,18 +475,8 @@ class CudaGen {
         if (m.stage == id) return true;
     return false;
   }
-  bool outputOwner(size_t i) const {
-    int id = p_.outputs[i];
-    if (stage(id).kind == ir::Stage::Input) return false;
-    for (size_t j = 0; j < i; ++j)
-      if (p_.outputs[j] == id) return false;
-    return true;
-  }
-  int ownedOutput(int id) const {
-    for (size_t i = 0; i < p_.outputs.size(); ++i)
-      if (p_.outputs[i] == id && outputOwner(i)) return static_cast<int>(i);
-    return -1;
-  }
+  bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
+  int ownedOutput(int id) const { return codegen::ownedOutput(p_, id); }
   // The device pointer of stage `id` inside run().
   std::string deviceBuffer(int id) const {
     if (stage(id).kind == ir::Stage::Input) return "d_" + name(id);
@@ -401,20 +489,6 @@ class CudaGen {
     for (const auto& e : s.extent) t += " * (size_t)(" + size(e) + ")";
     return t;
   }
-  bool coversExtent(const ir::Stage& s) const {
-    if (s.pieces.size() != 1) return false;
-    const ir::Piece& pc = s.pieces[0];
-    int np = static_cast<int>(p_.params.size());
-    for (size_t d = 0; d < pc.axes.size(); ++d) {
-      long long c;
-      if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
-      if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
-      if (!ir::isConst(pc.validLo[d], &c) || c != 0) return false;
-      if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
-    }
-    return true;
-  }
-
   std::string workspace() {
     std::ostringstream os;
     std::string W = K() + "_workspace";
@@ -437,14 +511,7 @@ class CudaGen {
     os << "extern \"C\" " << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
        << "  " << W << "* ws = (" << W << "*)calloc(1, sizeof *ws);\n  if (!ws) return NULL;\n";
     for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    std::set<std::string> checked;
-    for (const auto& s : p_.stages)
-      for (const auto& e : s.extent) {
-        long long c;
-        if (ir::isConst(e, &c) && c >= 0) continue;
-        if (checked.insert(size(e)).second)
-          os << "  if ((" << size(e) << ") < 0) { " << K() << "_destroy(ws); return NULL; }\n";
-      }
+    os << extentChecks(p_, n_, K());
     os << "  /* Buffers start at 0: the points a stage does not compute stay 0. */\n";
     for (const auto& b : buffers)
       os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.first << ", " << bytesOf(*b.second)
@@ -475,10 +542,11 @@ class CudaGen {
       os << "  const int " << on << "_on_device = formac_is_device_pointer(" << on << ");\n"
          << "  " << cType(s.type) << "* d_" << on << " = " << on << "_on_device ? " << on
          << " : ws->out_" << on << ";\n";
-      if (outputOwner(i) && !coversExtent(s))
+      if (outputOwner(i) && !coversExtent(p_, s) && !sinkWritesWholeExtent(p_.outputs[i]))
         os << "  if (" << on << "_on_device) FORMAC_CUDA_CHECK(cudaMemset(d_" << on << ", 0, " << bytesOf(s)
            << "), return 1);\n";
     }
+    os << "  const int int_index = " << smallIndexCondition() << ";\n";
     for (const auto& g : groups_) os << (g.fused() ? launchFused(g) : launchStage(g.sink));
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
@@ -500,30 +568,12 @@ class CudaGen {
   }
 
   std::string entryPoint() {
-    std::ostringstream os;
-    std::string W = K() + "_workspace";
-    std::string same;
-    for (const auto& prm : n_.param) same += " || " + K() + "_cached->" + prm + " != " + prm;
-    std::string ra = runArguments(p_, n_);
-    os << "/* One workspace is kept between calls; a call of another size replaces\n"
-       << "   it, and a concurrent call uses a workspace of its own. */\n"
-       << "static " << W << "* " << K() << "_cached = NULL;\n"
-       << "static int " << K() << "_cached_busy = 0;\n\n"
-       << "extern \"C\" void " << K() << "(" << entryParameters(p_, n_) << ") {\n"
-       << "  " << W << "* ws = NULL;\n  int cached = 0;\n"
-       << "  if (__atomic_exchange_n(&" << K() << "_cached_busy, 1, __ATOMIC_ACQUIRE) == 0) {\n"
-       << "    cached = 1;\n"
-       << "    if (" << K() << "_cached" << (same.empty() ? " && 0" : " && (0" + same + ")") << ") {\n"
-       << "      " << K() << "_destroy(" << K() << "_cached);\n      " << K() << "_cached = NULL;\n    }\n"
-       << "    if (!" << K() << "_cached) " << K() << "_cached = " << K() << "_create(" << createArguments(p_, n_) << ");\n"
-       << "    ws = " << K() << "_cached;\n"
-       << "  } else {\n    ws = " << K() << "_create(" << createArguments(p_, n_) << ");\n  }\n"
-       << "  if (!ws)\n    fprintf(stderr, \"" << K() << ": cannot allocate the device buffers\\n\");\n"
-       << "  else if (" << K() << "_run(ws" << (ra.empty() ? "" : ", " + ra) << ") != 0)\n"
-       << "    fprintf(stderr, \"" << K() << ": the computation failed\\n\");\n"
-       << "  if (cached) __atomic_store_n(&" << K() << "_cached_busy, 0, __ATOMIC_RELEASE);\n"
-       << "  else " << K() << "_destroy(ws);\n}\n";
-    return os.str();
+    EntryPointText t;
+    t.kernel = K();
+    t.linkage = "extern \"C\" ";
+    t.failureNote = "cannot allocate the device buffers";
+    t.reportRunFailure = true;
+    return cachedEntryPoint(p_, n_, t);
   }
 
   const ir::Pipeline& p_;

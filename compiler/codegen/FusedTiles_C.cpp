@@ -5,6 +5,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
+#include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 
 namespace formac::codegen {
@@ -29,14 +30,6 @@ Region regionOf(const FusedGroupC& g, const GroupMember& m) {
   r.cols = "(TW + " + str(m.haloLo[1] + m.haloHi[1]) + ")";
   r.buffer = "tile_" + g.names->stage[static_cast<size_t>(m.stage)];
   return r;
-}
-
-bool hasModeReads(const ir::Piece& pc) {
-  bool any = false;
-  forEachExpr(pc.body, [&](const ir::Expr& e) {
-    if (e.kind == ir::Expr::ImageRead && e.mode != ir::BoundaryMode::None) any = true;
-  });
-  return any;
 }
 
 class Emitter {

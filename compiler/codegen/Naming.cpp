@@ -60,13 +60,16 @@ Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
   Names n;
   std::set<std::string> taken = reserved();
   taken.insert(kernelName);
+  // Prefixing "v" leaves those namespaces within a few steps (v_x -> vv_x),
+  // also for the numbered candidates (a taken `v` tries v_2 -> vv_2).
+  auto clear = [&](std::string name) {
+    while (inGeneratedNamespace(name, kernelName)) name = "v" + name;
+    return name;
+  };
   auto claim = [&](std::string base) {
-    base = cIdentifier(base);
-    // "v" + a name in one of those namespaces is in none of them.
-    if (inGeneratedNamespace(base, kernelName)) base = "v" + base;
+    base = clear(cIdentifier(base));
     std::string name = base;
-    for (int k = 2; taken.count(name) || inGeneratedNamespace(name, kernelName); ++k)
-      name = base + "_" + std::to_string(k);
+    for (int k = 2; taken.count(name); ++k) name = clear(base + "_" + std::to_string(k));
     taken.insert(name);
     return name;
   };

@@ -577,6 +577,28 @@ parameter M, N;
 vector#2 double img[M,N];
 return sm(dn(sm(img:mirror)));
 )", kLarge));
+  out.push_back(make("large_wide_offsets", R"(stencil f(vector#2 float X) { return X@[-7,9] + X@[11,-13] * 2; }
+stencil g(vector#2 float X) { return X@[25,-40] - X@[-31,3]; }
+parameter M, N;
+vector#2 float img[M,N];
+a = f(img:mirror);
+b = f(img:clamped);
+c = g(a:mirror);
+d = g(b:clamped);
+e = f(c:extend);
+return e, d;
+)", {{13, 17}, {3, 4}, {150, 1100}, {45, 700}, {129, 80}}));
+  out.push_back(make("large_diamond_struct", std::string(kStruct) + R"(stencil sp(vector#2 float X) { return struct s3(X@[-1,0] * 0.5f, cast<int16>(X * 100), cast<int8>(X * 10)); }
+stencil l(vector#2 s3 S) { return S@[0,-2].a + S@[0,2].b; }
+stencil r(vector#2 s3 S) { return S@[2,0].c - S@[-2,1].a; }
+stencil j(vector#2 float A, vector#2 float B) { return A * B + A@[1,1]; }
+parameter M, N;
+vector#2 float img[M,N];
+s = sp(img:mirror);
+left = l(s:clamped);
+right = r(s:mirror);
+return j(left:mirror, right:constant(2));
+)", kLarge));
   const std::vector<std::vector<long long>> r3 = {{5, 7, 3}, {1, 1, 1}, {2, 3, 4}, {9, 11, 10}};
   out.push_back(make("rank3_constructs", R"(stencil f(vector#3 float X) { return X@[(1,2),0,(-1,3)] + X@[(0,2),1,(2,3)]; }
 parameter A, B, C;

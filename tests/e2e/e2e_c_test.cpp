@@ -9,12 +9,16 @@
 //   CBackendRegression.*     the bugs this test found
 // A parameterized suite builds all its selected programs at once (in parallel
 // batches) in SetUpTestSuite; each test then reports its own program.
-// FORMAC_E2E_KEEP=1 keeps the generated files; FORMAC_E2E_CC picks the compiler.
+// FORMAC_E2E_KEEP=1 keeps the generated files; FORMAC_E2E_CC picks the compiler,
+// FORMAC_E2E_CFLAGS adds flags; CBackendAdHoc runs one program given by hand.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "CRunner.h"
 #include "ProgramMatrix.h"
@@ -146,13 +150,35 @@ TEST(CBackendSanitized, IndexArithmetic) {
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
 }
 
+// ------------------------------------------------------------ one program by hand
+// FORMAC_E2E_PROGRAM=file.idsl FORMAC_E2E_SIZES="129x513,13x17" runs that
+// program against the evaluator (for reducing a failure); skipped otherwise.
+TEST(CBackendAdHoc, ProgramFromEnvironment) {
+  const char* file = getenv("FORMAC_E2E_PROGRAM");
+  if (!file) GTEST_SKIP() << "FORMAC_E2E_PROGRAM is not set";
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << "cannot read " << file;
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<std::vector<long long>> runs;
+  std::istringstream sizes(getenv("FORMAC_E2E_SIZES") ? getenv("FORMAC_E2E_SIZES") : "");
+  for (std::string run; std::getline(sizes, run, ',');) {
+    runs.emplace_back();
+    std::istringstream dims(run);
+    for (std::string d; std::getline(dims, d, 'x');) runs.back().push_back(std::stoll(d));
+  }
+  ProgramCase c{"adhoc", text.str(), runs};
+  std::vector<CaseOutcome> out = runCases({c}, defaultRunnerOptions());
+  EXPECT_TRUE(out[0].passed) << out[0].message;
+}
+
 // ------------------------------------------------------------ regressions
 // One program each, built alone (kernel `k`), at the sizes that showed the bug.
 void expectSingleMatches(const std::string& name, const std::string& source,
                          std::vector<std::vector<long long>> runs) {
   ProgramCase c{name, source, std::move(runs)};
   std::vector<CaseOutcome> out = runCases({c}, defaultRunnerOptions());
-  EXPECT_TRUE(out[0].passed) << out[0].message;
+  ASSERT_TRUE(out[0].passed) << out[0].message;
   EXPECT_GT(out[0].runsCompared, 0);
 }
 
@@ -178,14 +204,18 @@ return res;
 )", {{1, 7}, {3, 4}, {8, 9}});
 }
 
-// formac looped forever naming an image that starts with the kernel's name.
+// formac looped forever naming an image that starts with the kernel's name,
+// or one whose numbered alternatives do (`k` for kernel k: k_2; `v`: v_2).
 TEST(CBackendRegression, ImageNamedWithTheKernelPrefix) {
   expectSingleMatches("kernel_prefix", R"(stencil f(vector#2 float X) { return X@[1,0]; }
 parameter M, N;
 vector#2 float k_stage1_out[M,N];
+vector#2 float k[M,N];
+vector#2 float v[M,N];
 FORMAC_k_H = f(k_stage1_out);
 k_workspace = f(FORMAC_k_H:mirror);
-return k_workspace;
+tile = f(k:wrap);
+return k_workspace, f(v), tile;
 )", {{3, 4}});
 }
 

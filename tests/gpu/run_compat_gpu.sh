@@ -7,9 +7,12 @@ set -u
 dir=${1:?bundle directory}
 cd "$dir"
 pass=0; fail=0
-build() {  # name variant
-  { [ -f "$1_driver.o" ] || gcc -std=c99 -O2 -c "$1_driver.c" -o "$1_driver.o"; } 2>"$1_$2.log" &&
-  nvcc -arch=sm_90 -O3 -o "$1_$2.x" "$1_$2.cu" "$1_driver.o" -lm 2>>"$1_$2.log"
+# Build everything first, in parallel (nvcc is slow; the machine has many cores).
+for drv in *_driver.c; do gcc -std=c99 -O2 -c "$drv" -o "${drv%.c}.o"; done
+ls *_fused.cu *_unfused.cu 2>/dev/null | sed 's/\.cu$//' |
+  xargs -P "$(nproc)" -I{} sh -c 'nvcc -arch=sm_90 -O3 -o {}.x {}.cu "$(echo {} | sed -E "s/_(un)?fused$//")_driver.o" -lm >{}.log 2>&1 || rm -f {}.x'
+build() {  # name variant: built above when {name}_{variant}.x exists
+  [ -x "$1_$2.x" ]
 }
 for drv in *_driver.c; do
   t=${drv%_driver.c}

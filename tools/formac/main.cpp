@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver/Driver.h"
+#include "run/RunCommand.h"
 
 namespace {
 
@@ -17,7 +18,11 @@ struct Job {
 
 void* runJob(void* arg) {
   Job* job = static_cast<Job*>(arg);
-  job->status = formac::runDriver(job->args);
+  // `formac run PROGRAM ...` compiles in-process and runs (compiler/run).
+  if (!job->args.empty() && job->args[0] == "run")
+    job->status = formac::run::runCommand({job->args.begin() + 1, job->args.end()});
+  else
+    job->status = formac::runDriver(job->args);
   return nullptr;
 }
 

@@ -1,0 +1,200 @@
+#include "run/Pipeline.h"
+
+#include <cctype>
+#include <chrono>
+#include <mutex>
+
+#include "codegen/ExprPrinter.h"
+#include "ir/Verifier.h"
+#include "lex/Lexer.h"
+#include "parse/Parser.h"
+#include "run/Executor.h"
+#include "sema/Sema.h"
+
+namespace formac {
+
+struct CompiledPipeline::State {
+  std::shared_ptr<SourceFile> source;
+  std::shared_ptr<const ir::Pipeline> pipeline;
+  std::string name;
+  Backend backend = Backend::Eval;
+  std::vector<std::string> warnings;
+  double compileSeconds = 0;
+  run::CompileReport report;
+  std::unique_ptr<run::Executor> executor;
+  std::mutex mutex;  // run(): the executor and its workspace
+  bool prepared = false;
+  std::vector<long long> preparedParams;
+};
+
+namespace {
+
+// The entry point's name: `name`, else the file's stem made a C identifier.
+std::string entryName(const CompileOptions& o) {
+  if (!o.name.empty()) {
+    bool ok = !isdigit(static_cast<unsigned char>(o.name[0]));
+    for (char c : o.name) ok = ok && (isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) throw UserError("entry point name '" + o.name + "' is not a C identifier");
+    return o.name;
+  }
+  std::string base = o.sourcePath.substr(o.sourcePath.find_last_of('/') + 1);
+  base = base.substr(0, base.find('.'));
+  if (base.empty()) return "pipeline";
+  std::string id = codegen::cIdentifier(base);
+  if (id.empty() || isdigit(static_cast<unsigned char>(id[0]))) id = "k_" + id;
+  return id;
+}
+
+void checkExtent(const std::string& what, const std::vector<long long>& given, const std::vector<long long>& want) {
+  if (given == want) return;
+  auto text = [](const std::vector<long long>& e) {
+    std::string t;
+    for (size_t d = 0; d < e.size(); ++d) t += (d ? ", " : "") + std::to_string(e[d]);
+    return "[" + t + "]";
+  };
+  throw UserError(what + " has extent " + text(given) + ", but the program computes " + text(want));
+}
+
+}  // namespace
+
+const char* backendName(Backend b) {
+  switch (b) {
+    case Backend::Default: return "default";
+    case Backend::Eval: return "eval";
+    case Backend::Jit: return "jit";
+    case Backend::Cuda: return "cuda";
+  }
+  return "?";
+}
+
+Backend parseBackend(const std::string& name) {
+  if (name == "eval") return Backend::Eval;
+  if (name == "jit") return Backend::Jit;
+  if (name == "cuda") return Backend::Cuda;
+  throw UserError("unknown backend '" + name + "' (jit, eval or cuda)");
+}
+
+Backend defaultBackend() { return run::jitAvailable() ? Backend::Jit : Backend::Eval; }
+
+CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto s = std::make_shared<CompiledPipeline::State>();
+  s->source = std::make_shared<SourceFile>(SourceFile{o.sourcePath.empty() ? "<memory>" : o.sourcePath, sourceText});
+  s->name = entryName(o);
+  s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
+  std::vector<Token> tokens = lex(*s->source);
+  ast::Program program = parse(tokens);
+  Warnings warnings;
+  ir::Pipeline pipeline = buildPipeline(program, s->name, warnings);
+  ir::verify(pipeline);
+  s->warnings = warnings.rendered();
+  s->pipeline = std::make_shared<const ir::Pipeline>(std::move(pipeline));
+
+  run::BackendOptions bo;
+  bo.kernelName = s->name;
+  bo.sourcePath = s->source->path;
+  bo.fuse = o.fuse;
+  bo.useCache = o.useCache;
+  bo.cacheDir = o.cacheDir;
+  switch (s->backend) {
+    case Backend::Jit: s->executor = run::makeJitExecutor(s->pipeline, bo, s->report); break;
+    case Backend::Cuda: s->executor = run::makeCudaExecutor(s->pipeline, bo, s->report); break;
+    default: s->executor = run::makeEvalExecutor(s->pipeline); break;
+  }
+  s->compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CompiledPipeline p;
+  p.s_ = s;
+  return p;
+}
+
+Backend CompiledPipeline::backend() const { return s_->backend; }
+const std::string& CompiledPipeline::name() const { return s_->name; }
+const ir::Pipeline& CompiledPipeline::pipeline() const { return *s_->pipeline; }
+const std::vector<std::string>& CompiledPipeline::warnings() const { return s_->warnings; }
+double CompiledPipeline::compileSeconds() const { return s_->compileSeconds; }
+bool CompiledPipeline::cached() const { return s_->report.cached; }
+const std::vector<std::string>& CompiledPipeline::notes() const { return s_->report.notes; }
+
+std::vector<ImageInfo> CompiledPipeline::inputImages() const {
+  std::vector<ImageInfo> out;
+  for (int id : run::imageInputs(*s_->pipeline)) {
+    const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
+    out.push_back({st.name, st.type, st.rank()});
+  }
+  return out;
+}
+
+std::vector<ImageInfo> CompiledPipeline::outputImages() const {
+  std::vector<ImageInfo> out;
+  for (int id : s_->pipeline->outputs) {
+    const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
+    out.push_back({st.name, st.type, st.rank()});
+  }
+  return out;
+}
+
+run::Binding CompiledPipeline::bind(const std::vector<std::vector<long long>>& inputExtents, const Values& values,
+                                    const run::BindStyle& style) const {
+  std::vector<run::GivenImage> images;
+  std::vector<ImageInfo> ins = inputImages();
+  for (size_t i = 0; i < inputExtents.size(); ++i)
+    images.push_back({inputExtents[i], i < ins.size() ? "input '" + ins[i].name + "'" : "input " + std::to_string(i)});
+  return run::bind(*s_->pipeline, images, values, style);
+}
+
+std::vector<long long> CompiledPipeline::outputExtent(size_t i, const std::vector<long long>& params) const {
+  return run::stageExtent(*s_->pipeline, s_->pipeline->outputs.at(i), params);
+}
+
+void CompiledPipeline::run(const std::vector<ImageRef>& inputs, const Values& values,
+                           const std::vector<ImageRef>& outputs) {
+  run::BindStyle style;
+  style.program = s_->source->path;
+  style.giveValue = "values[\"NAME\"]";
+  style.giveImages = "the inputs";
+  std::vector<std::vector<long long>> extents;
+  std::vector<void*> in, out;
+  for (const auto& r : inputs) {
+    extents.push_back(r.extent);
+    in.push_back(r.data);
+  }
+  run::Binding b = bind(extents, values, style);
+  std::vector<ImageInfo> outs = outputImages();
+  if (outputs.size() != outs.size())
+    throw UserError(style.program + " returns " + std::to_string(outs.size()) + " image(s), but " +
+                    std::to_string(outputs.size()) + " output buffer(s) were given");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    checkExtent("output '" + outs[i].name + "'", outputs[i].extent, outputExtent(i, b.params));
+    out.push_back(outputs[i].data);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].data) throw UserError("input '" + inputImages()[i].name + "' has no data (a null pointer)");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].data) throw UserError("output '" + outs[i].name + "' has no data (a null pointer)");
+  run(b, in, out);
+}
+
+void CompiledPipeline::run(const run::Binding& b, const std::vector<void*>& inputs,
+                           const std::vector<void*>& outputs) {
+  const ir::Pipeline& p = *s_->pipeline;
+  std::lock_guard<std::mutex> lock(s_->mutex);
+  if (!s_->prepared || s_->preparedParams != b.params) {
+    s_->prepared = false;
+    s_->executor->prepare(b.params);
+    s_->prepared = true;
+    s_->preparedParams = b.params;
+  }
+  // Scalars by pointer, each in an 8-byte slot of its C type.
+  std::vector<double> slots(p.scalars.size());
+  for (size_t i = 0; i < p.scalars.size(); ++i) run::storeScalarArgument(p.scalars[i].type, b.scalars.at(i), &slots[i]);
+  std::vector<void*> args;
+  size_t nextImage = 0;
+  for (const auto& in : p.inputs)
+    args.push_back(in.kind == ir::EntryArg::Image ? inputs.at(nextImage++)
+                                                  : static_cast<void*>(&slots[static_cast<size_t>(in.index)]));
+  for (void* o : outputs) args.push_back(o);
+  FORMAC_INTERNAL_CHECK(args.size() == p.inputs.size() + p.outputs.size(), "wrong number of run arguments");
+  s_->executor->run(args.data());
+}
+
+}  // namespace formac

@@ -1,0 +1,93 @@
+// formac's C++ API: compile a Forma program once, run it many times on the
+// caller's buffers.
+//
+//   formac::CompiledPipeline p = formac::compile(sourceText);  // JIT when built with it
+//   p.run({{in, {rows, cols}}}, {{"low", 0.25}, {"high", 0.5}}, {{out, {rows, cols}}});
+//
+// Buffers are in C layout (row-major, the last dimension contiguous, structs
+// with natural alignment): exactly what the generated entry point takes.
+// Inputs are not modified. Parameters (sizes) that an input's extent fixes
+// may be left out of the values (Bindings.h says how they are found). Every
+// user error (a bad program, wrong sizes, a missing value) throws
+// formac::UserError with a message; nothing exits or aborts.
+//
+// A CompiledPipeline is cheap to copy (copies share the compiled code). run()
+// keeps the intermediate buffers for the last parameter values; concurrent
+// calls on the same object are serialised.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Pipeline.h"
+#include "run/Bindings.h"
+
+namespace formac {
+
+enum class Backend { Default, Eval, Jit, Cuda };
+// "eval", "jit", "cuda" ("default" for Default).
+const char* backendName(Backend b);
+// Throws UserError for anything but eval, jit, cuda.
+Backend parseBackend(const std::string& name);
+// Jit when this formac was built with it, else Eval.
+Backend defaultBackend();
+
+struct CompileOptions {
+  Backend backend = Backend::Default;
+  std::string sourcePath;  // where the text came from: diagnostics name it; "<memory>" when empty
+  std::string name;        // the entry point's name; default: sourcePath's stem, else "pipeline"
+  bool fuse = true;        // as formac's --no-fuse when false
+  bool useCache = true;    // the on-disk cache of compiled code (jit, cuda)
+  std::string cacheDir;    // empty: $FORMAC_CACHE_DIR, $XDG_CACHE_HOME/formac, ~/.cache/formac
+};
+
+struct ImageRef {
+  void* data = nullptr;
+  std::vector<long long> extent;  // as the program declares it: [rows, columns] for a 2-D image
+};
+
+// Parameters and scalar inputs, by name.
+using Values = std::map<std::string, double>;
+
+struct ImageInfo {
+  std::string name;
+  Type type;
+  int rank = 0;
+};
+
+class CompiledPipeline {
+ public:
+  Backend backend() const;
+  const std::string& name() const;  // the entry point's name
+  const ir::Pipeline& pipeline() const;
+  std::vector<ImageInfo> inputImages() const;  // declaration order
+  std::vector<ImageInfo> outputImages() const;
+  const std::vector<std::string>& warnings() const;  // rendered, as the compiler prints them
+  double compileSeconds() const;                     // source text to runnable code
+  bool cached() const;                               // the compiled code came from the cache
+  const std::vector<std::string>& notes() const;     // what compiling did (formac run --verbose)
+
+  // Checks the inputs and values against the program; returns the values of
+  // its parameters and scalars (throws UserError, worded per `style`).
+  run::Binding bind(const std::vector<std::vector<long long>>& inputExtents, const Values& values,
+                    const run::BindStyle& style) const;
+  // Output i's extent for these parameter values.
+  std::vector<long long> outputExtent(size_t i, const std::vector<long long>& params) const;
+
+  // One run; output extents are checked against the program's.
+  void run(const std::vector<ImageRef>& inputs, const Values& values, const std::vector<ImageRef>& outputs);
+  // One run with values already bound (outputs sized by outputExtent).
+  void run(const run::Binding& b, const std::vector<void*>& inputs, const std::vector<void*>& outputs);
+
+  struct State;
+
+ private:
+  friend CompiledPipeline compile(const std::string&, const CompileOptions&);
+  std::shared_ptr<State> s_;
+};
+
+CompiledPipeline compile(const std::string& sourceText, const CompileOptions& options = {});
+
+}  // namespace formac
