@@ -22,9 +22,16 @@ class CudaGen {
  public:
   CudaGen(const ir::Pipeline& p, const CudaOptions& o)
       : p_(p), o_(o), n_(assignNames(p, o.kernelName)) {
-    passes::FusionOptions fo;
-    fo.fuse = o.fuse;
-    groups_ = passes::planFusion(p, fo);
+    // 32 x 64 tiles (rows x columns) waste less on halos; where their
+    // shared memory would leave a stage out of a group, 32 x 32 fuses more.
+    passes::FusionOptions wide;
+    wide.fuse = o.fuse;
+    wide.preferredTile = {32, 64};
+    passes::FusionOptions narrow = wide;
+    narrow.preferredTile = {32, 32};
+    groups_ = passes::planFusion(p, wide);
+    std::vector<passes::FusionGroup> fallback = passes::planFusion(p, narrow);
+    if (fallback.size() < groups_.size()) groups_ = fallback;
   }
 
   GeneratedCuda run() {

@@ -205,19 +205,27 @@ class Emitter {
     return s.type.isStruct() ? "((" + cType(s.type) + "){0})" : "(" + cType(s.type) + ")0";
   }
 
+  // The sink writes every point of its tile that lies in its extent: zeros
+  // outside its valid box, so the output needs no clearing beforehand.
   std::string sinkCode() const {
     const ir::Stage& s = stage(g_.group->sink);
     LoopNestOptions lo = nest(s);
     std::ostringstream os;
     std::string out = name(s.id);
-    os << "    /* " << out << " = " << s.origin << ": the tile's own points */\n    {\n"
+    std::string rows = size(s.extent[0]), cols = size(s.extent[1]);
+    os << "    /* " << out << " = " << s.origin << ": the tile's own points (0 outside its valid box) */\n    {\n"
        << bounds(lo, hasModeReads(s.pieces[0]), "      ")
-       << "      const long long a = t1, b = formac_minll(t1 + TW - 1, hi1);\n"
+       << "      const long long a = t1, b = formac_minll(t1 + TW - 1, (" << cols << ") - 1);\n"
        << "      long long q0;\n"
-       << "      for (q0 = formac_maxll(t0, lo0); q0 <= formac_minll(t0 + TH - 1, hi0); ++q0) {\n"
-       << "        " << cType(s.type) << "* restrict row = " << out << " + q0 * (" << size(s.extent[1]) << ");\n"
-       << rowRuns(lo, false, hasModeReads(s.pieces[0]), "row[q1]", "        ")
-       << "      }\n    }\n";
+       << "      for (q0 = t0; q0 <= formac_minll(t0 + TH - 1, (" << rows << ") - 1); ++q0) {\n"
+       << "        " << cType(s.type) << "* restrict row = " << out << " + q0 * (" << cols << ");\n"
+       << "        if (q0 < lo0 || q0 > hi0) {\n"
+       << "          long long q1;\n"
+       << "          for (q1 = a; q1 <= b; ++q1) row[q1] = " << zeroOf(s) << ";\n"
+       << "          continue;\n        }\n"
+       << "        {\n"
+       << rowRuns(lo, true, hasModeReads(s.pieces[0]), "row[q1]", "          ")
+       << "        }\n      }\n    }\n";
     return os.str();
   }
 
