@@ -213,7 +213,7 @@ class CudaGen {
     for (size_t k = 0; k < s.pieces.size(); ++k) {
       const ir::Piece& pc = s.pieces[k];
       LoopNestOptions lo = nestOptions(s, pc);
-      bool fast = hasModeReads(pc);
+      bool fast = needsBorderChecks(lo);
       os << stageComment(s) << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") "
          << kernelName(sid, k) << "(" << kernelParams(params) << ") {\n";
       for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
@@ -396,7 +396,7 @@ class CudaGen {
       lo.access = tileAccess;
       int H = regionH(m), W = regionW(m);
       std::string r0 = "(t0 - " + std::to_string(m.haloLo[0]) + ")", c0 = "(t1 - " + std::to_string(m.haloLo[1]) + ")";
-      bool fast = hasModeReads(pc);
+      bool fast = needsBorderChecks(lo);
       std::string target = "tile_" + name(m.stage) + "[r * " + std::to_string(W) + " + c]";
       LoopNestOptions direct = lo;
       direct.resultVariable = target;
@@ -429,7 +429,7 @@ class CudaGen {
     const ir::Stage& s = stage(g.sink);
     LoopNestOptions lo = nestOptions(s, s.pieces[0]);
     lo.access = tileAccess;
-    bool fast = hasModeReads(s.pieces[0]);
+    bool fast = needsBorderChecks(lo);
     std::string out = name(g.sink);
     std::string zero = s.type.isStruct() ? "formac_make_" + s.type.structType->name + "(" +
                                                [&] { std::string z; for (size_t i = 0; i < s.type.structType->fields.size(); ++i) z += (i ? ", 0" : "0"); return z; }() + ")"

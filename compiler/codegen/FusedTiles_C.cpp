@@ -185,7 +185,7 @@ class Emitter {
     std::string ind = "      ";
     os << "    /* " << name(m.stage) << " = " << s.origin << ": rows t0-" << m.haloLo[0] << "..t0+TH-1+"
        << m.haloHi[0] << ", columns t1-" << m.haloLo[1] << "..t1+TW-1+" << m.haloHi[1] << " */\n    {\n"
-       << bounds(lo, hasModeReads(s.pieces[0]), "      ")
+       << bounds(lo, needsBorderChecks(lo), "      ")
        << "      const long long a = " << r.col0 << ", b = " << r.col0 << " + " << r.cols << " - 1;\n"
        << "      long long q0;\n"
        << "      for (q0 = " << r.row0 << "; q0 < " << r.row0 << " + " << r.rows << "; ++q0) {\n"
@@ -196,7 +196,7 @@ class Emitter {
        << "          for (q1 = a; q1 <= b; ++q1) row[q1 - a] = " << zeroOf(s) << ";\n"
        << "          continue;\n        }\n"
        << "        {\n"
-       << rowRuns(lo, true, hasModeReads(s.pieces[0]), "row[q1 - a]", ind + "    ")
+       << rowRuns(lo, true, needsBorderChecks(lo), "row[q1 - a]", ind + "    ")
        << "        }\n      }\n    }\n";
     return os.str();
   }
@@ -214,7 +214,7 @@ class Emitter {
     std::string out = name(s.id);
     std::string rows = size(s.extent[0]), cols = size(s.extent[1]);
     os << "    /* " << out << " = " << s.origin << ": the tile's own points (0 outside its valid box) */\n    {\n"
-       << bounds(lo, hasModeReads(s.pieces[0]), "      ")
+       << bounds(lo, needsBorderChecks(lo), "      ")
        << "      const long long a = t1, b = formac_minll(t1 + TW - 1, (" << cols << ") - 1);\n"
        << "      long long q0;\n"
        << "      for (q0 = t0; q0 <= formac_minll(t0 + TH - 1, (" << rows << ") - 1); ++q0) {\n"
@@ -224,7 +224,7 @@ class Emitter {
        << "          for (q1 = a; q1 <= b; ++q1) row[q1] = " << zeroOf(s) << ";\n"
        << "          continue;\n        }\n"
        << "        {\n"
-       << rowRuns(lo, true, hasModeReads(s.pieces[0]), "row[q1]", "          ")
+       << rowRuns(lo, true, needsBorderChecks(lo), "row[q1]", "          ")
        << "        }\n      }\n    }\n";
     return os.str();
   }

@@ -104,6 +104,14 @@ ir::ExprPtr zeroOutside(const LoopNestOptions& o, const ir::ExprPtr& e) {
 
 }  // namespace
 
+bool needsBorderChecks(const LoopNestOptions& o) {
+  bool any = false;
+  forEachExpr(o.piece->body, [&](const ir::Expr& e) {
+    if (isModeRead(o, e)) any = true;
+  });
+  return any;
+}
+
 std::string pieceFirstIndex(const LoopNestOptions& o, size_t d) {
   const ir::PieceAxis& a = o.piece->axes[d];
   std::string lo = sz(o, o.piece->validLo[d]);

@@ -35,6 +35,11 @@ struct LoopNestOptions {
 
 std::string emitPieceLoops(const LoopNestOptions& o);
 
+// Whether some read of the piece may leave its image inside the valid box
+// (a boundary mode, or a crop beyond its image): the piece then has border
+// runs that resolve reads, and a check-free box bounded by the fast bounds.
+bool needsBorderChecks(const LoopNestOptions& o);
+
 // Pieces below share these with other backends.
 // C expressions for the first and last q computed along dimension d.
 std::string pieceFirstIndex(const LoopNestOptions& o, size_t d);

@@ -56,14 +56,6 @@ std::set<int> scalarsOf(const ir::Pipeline& p, const std::vector<int>& stages) {
   return out;
 }
 
-bool hasModeReads(const ir::Piece& pc) {
-  bool any = false;
-  forEachExpr(pc.body, [&](const ir::Expr& e) {
-    if (e.kind == ir::Expr::ImageRead && e.mode != ir::BoundaryMode::None) any = true;
-  });
-  return any;
-}
-
 std::string stageComment(const ir::Pipeline& p, const Names& n, const ir::Stage& s,
                          const std::string& sourcePath) {
   std::string t = "/* " + n.stage[static_cast<size_t>(s.id)] + " = " + s.origin + "   [" + sourcePath +

@@ -21,8 +21,6 @@ int ownedOutput(const ir::Pipeline& p, int stage);
 // Stages read by `stages` that are not among them, and the scalars they use.
 std::set<int> producersOf(const ir::Pipeline& p, const std::vector<int>& stages);
 std::set<int> scalarsOf(const ir::Pipeline& p, const std::vector<int>& stages);
-// Whether a piece has reads with a boundary mode (and so a border to check).
-bool hasModeReads(const ir::Piece& pc);
 // "/* name = origin   [file:line]\n   T[extent] */\n"
 std::string stageComment(const ir::Pipeline& p, const Names& n, const ir::Stage& s,
                          const std::string& sourcePath);

@@ -98,8 +98,14 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
           if (e.producer != pid || !halos.count(e.consumer)) continue;
           const GroupMember& c = halos[e.consumer];
           for (size_t d = 0; d < rank; ++d) {
-            m.haloLo[d] = std::max(m.haloLo[d], c.haloLo[d] + std::max(0, -e.minOffset[d]));
-            m.haloHi[d] = std::max(m.haloHi[d], c.haloHi[d] + std::max(0, e.maxOffset[d]));
+            int lo = c.haloLo[d] + std::max(0, -e.minOffset[d]);
+            int hi = c.haloHi[d] + std::max(0, e.maxOffset[d]);
+            // A mirrored read past one edge lands on the other side of that
+            // edge: a symmetric halo keeps it in the region, even in a last
+            // tile narrower than the halo.
+            if (e.mode == ir::BoundaryMode::Mirror) lo = hi = std::max(lo, hi);
+            m.haloLo[d] = std::max(m.haloLo[d], lo);
+            m.haloHi[d] = std::max(m.haloHi[d], hi);
           }
         }
         // Clamp/mirror reads stay in the region only if the tile exceeds the halo.

@@ -36,6 +36,16 @@ struct Scope {
   std::string prefix;  // for stage names made inside a vector function
 };
 
+bool isCKeyword(const std::string& n) {
+  static const std::set<std::string> words = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+      "union", "unsigned", "void", "volatile", "while", "class", "new", "delete", "template",
+      "this", "bool", "true", "false", "namespace", "operator", "private", "public", "virtual"};
+  return words.count(n) > 0;
+}
+
 class PipelineBuilder {
  public:
   PipelineBuilder(const ast::Program& prog, Warnings& w) : prog_(prog), warnings_(w) {}
@@ -66,6 +76,13 @@ class PipelineBuilder {
       if (structs_.count(s.name))
         userError(s.loc, "struct '" + s.name + "' is already defined" +
                              lineOf(prog_.structs, s.name));
+      // Struct and field names become C names in the generated code.
+      if (isCKeyword(s.name))
+        userError(s.loc, "'" + s.name + "' is a C keyword and cannot name a struct");
+      for (const auto& f : s.fields)
+        if (isCKeyword(f.name))
+          userError(s.loc, "'" + f.name + "' is a C keyword and cannot name a field of struct '" +
+                               s.name + "'");
       auto st = std::make_shared<StructType>();
       st->name = s.name;
       st->builtinCuda = s.builtinCuda;

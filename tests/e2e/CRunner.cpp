@@ -1,10 +1,12 @@
 #include "CRunner.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,7 +108,7 @@ uint32_t seedOf(const std::string& name) {
 }
 
 // Front end, C generation, inputs and the evaluator's outputs.
-void prepare(Program& g, bool singleKernel) {
+void prepare(Program& g, bool singleKernel, const RunnerOptions& o) {
   const ProgramCase& c = *g.spec;
   g.kernel = singleKernel ? "k" : "k" + std::to_string(g.id);
   g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
@@ -118,6 +120,8 @@ void prepare(Program& g, bool singleKernel) {
     codegen::COptions co;
     co.kernelName = g.kernel;
     co.sourcePath = g.source->path;
+    co.fuse = o.fuse;
+    co.openmp = o.openmp;
     g.code = codegen::generateC(g.pipeline, co);
   } catch (const UserError& e) {
     return fail(g, std::string("the front end rejects the program:\n") + e.what());
@@ -280,6 +284,14 @@ void compareOutputs(Program& g, const fs::path& dir) {
   }
 }
 
+// The CPUs this process may run on (a cpuset or taskset may allow fewer than
+// the machine has).
+int availableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 RunnerOptions defaultRunnerOptions() {
@@ -318,6 +330,11 @@ std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const R
   size_t perBatch = static_cast<size_t>(std::max(1, o.programsPerBatch));
   size_t batches = (programs.size() + perBatch - 1) / perBatch;
   std::atomic<size_t> nextBatch{0};
+  std::atomic<long long> prepareMicros{0}, buildMicros{0};
+  auto micros = [](std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - since)
+        .count();
+  };
   auto worker = [&] {
     for (size_t b; (b = nextBatch++) < batches;) {
       fs::path dir = root / ("batch" + std::to_string(b));
@@ -326,7 +343,9 @@ std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const R
       std::vector<Program*> batch;
       for (size_t i = b * perBatch; i < std::min(programs.size(), (b + 1) * perBatch); ++i) {
         Program& g = programs[i];
-        prepare(g, programs.size() == 1);
+        auto t0 = std::chrono::steady_clock::now();
+        prepare(g, programs.size() == 1, o);
+        prepareMicros += micros(t0);
         if (!g.error.empty()) continue;
         std::string source = g.code.source;
         if (o.stripContractPragma) {
@@ -339,17 +358,21 @@ std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const R
         writeProgram(g, dir);
         batch.push_back(&g);
       }
+      auto t1 = std::chrono::steady_clock::now();
       if (!batch.empty()) buildAndRun(batch, dir, o);
+      buildMicros += micros(t1);
       for (Program* g : batch)
         if (g->error.empty()) compareOutputs(*g, dir);
     }
   };
-  int workers = o.workers > 0 ? o.workers
-                              : static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  int workers = o.workers > 0 ? o.workers : std::min(8, availableCpus());
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
+  if (getenv("FORMAC_E2E_TIMES"))
+    std::fprintf(stderr, "e2e: %.1f s front end + evaluator, %.1f s compiling and running C\n",
+                 prepareMicros.load() * 1e-6, buildMicros.load() * 1e-6);
   bool anyFailed = false;
   std::vector<CaseOutcome> out;
   for (Program& g : programs) {

@@ -10,9 +10,10 @@
 //
 // Programs are built in batches (one compiler call and one process per batch,
 // kernels named k0, k1, ...) on several threads, so hundreds of programs
-// stay fast. Each entry point is called twice per run (the second call reuses
-// the cached workspace) into an output buffer prefilled with 0xA5 and
-// followed by a canary; inputs must come back unchanged.
+// stay fast. Each entry point is called three times per run (alone, which
+// makes the cached workspace, then twice concurrently), each into output
+// buffers prefilled with 0xA5 and followed by a canary; every call must give
+// the evaluator's bytes and the inputs must come back unchanged.
 #pragma once
 
 #include <string>
@@ -41,7 +42,9 @@ struct RunnerOptions {
   // Delete the fp-contraction pragma from the generated code (a control
   // showing that the comparison notices fused multiply-adds).
   bool stripContractPragma = false;
-  int programsPerBatch = 12;
+  bool fuse = true;    // codegen::COptions::fuse
+  bool openmp = true;  // codegen::COptions::openmp (leave -fopenmp out of cflags too)
+  int programsPerBatch = 16;
   int workers = 0;  // 0: the machine's thread count (at most 8)
   bool keepFiles = false;  // keep the temporary directory (also FORMAC_E2E_KEEP=1)
 };

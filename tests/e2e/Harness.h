@@ -4,9 +4,9 @@
 // knows the entry point's signature from the ir::Pipeline: inputs in
 // declaration order (T* for an image, T for a scalar), an int per parameter,
 // then one output pointer per result. For each run it loads the inputs from
-// binary files, calls the entry point twice into a poisoned output buffer
-// followed by a canary, writes each output to a file and checks that the
-// inputs are unchanged. The common helpers and main() come from
+// binary files, calls the entry point three times (once alone, then twice
+// concurrently), each into poisoned output buffers followed by a canary,
+// writes every output to a file and checks that the inputs are unchanged. The common helpers and main() come from
 // harnessCommon() and harnessMain().
 #pragma once
 
@@ -24,7 +24,8 @@ struct HarnessRun {
   std::vector<size_t> outputBytes;  // per Pipeline::outputs entry
 };
 
-inline constexpr int kCallsPerRun = 2;
+// Calls of the entry point per run (the last two concurrently under OpenMP).
+inline constexpr int kCallsPerRun = 3;
 
 std::string inputFile(int program, int run, int input);
 std::string outputFile(int program, int run, int output, int call);

@@ -1,10 +1,12 @@
 // e2e_c_test: the C backend agrees with the reference evaluator bit for bit.
 //
 // Suites:
-//   Matrix/CBackend.*        programs generated from templates (ProgramMatrix.cpp)
-//   Compat/CBackend.*        every tests/compat/*.idsl
+//   Matrix/MatrixCBackend.*  programs generated from templates (ProgramMatrix.cpp)
+//   Compat/CompatCBackend.*  every tests/compat/*.idsl
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
 //                            and does not without the generated pragma (control)
+//   CBackendUnfused.*        the same with --no-fuse (multi-stage programs)
+//   CBackendNoOpenMP.*       the same with --disable-openmp, built without -fopenmp
 //   CBackendSanitized.*      index-heavy programs under ASan + UBSan
 //   CBackendRegression.*     the bugs this test found
 // A parameterized suite builds all its selected programs at once (in parallel
@@ -72,6 +74,12 @@ void expectMatches(const ProgramCase& c) {
 
 std::string caseName(const ::testing::TestParamInfo<ProgramCase>& info) { return info.param.name; }
 
+// tests/compat, or FORMAC_E2E_COMPAT_DIR when the test runs away from its source tree.
+std::string compatDir() {
+  const char* dir = getenv("FORMAC_E2E_COMPAT_DIR");
+  return dir ? dir : FORMAC_COMPAT_DIR;
+}
+
 class CBackend : public ::testing::TestWithParam<ProgramCase> {};
 
 class MatrixCBackend : public CBackend {
@@ -83,10 +91,10 @@ INSTANTIATE_TEST_SUITE_P(Matrix, MatrixCBackend, ::testing::ValuesIn(matrixCases
 
 class CompatCBackend : public CBackend {
  public:
-  static void SetUpTestSuite() { runSelected(compatCases(FORMAC_COMPAT_DIR), defaultRunnerOptions()); }
+  static void SetUpTestSuite() { runSelected(compatCases(compatDir()), defaultRunnerOptions()); }
 };
 TEST_P(CompatCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Compat, CompatCBackend, ::testing::ValuesIn(compatCases(FORMAC_COMPAT_DIR)),
+INSTANTIATE_TEST_SUITE_P(Compat, CompatCBackend, ::testing::ValuesIn(compatCases(compatDir())),
                          caseName);
 
 // ------------------------------------------------------------ fp contraction
@@ -125,6 +133,40 @@ TEST(CBackendFpContraction, ControlWithoutPragmaDiffers) {
   for (const auto& r : out) differ += !r.passed && r.message.find("mismatch") != std::string::npos;
   EXPECT_GT(differ, 0) << "with the fp-contract pragma removed and -ffp-contract=fast the results "
                           "still match, so NativeO3MatchesEvaluator proves nothing";
+}
+
+// ------------------------------------------------------------ other code paths
+// Programs with chains of stages, where fused and unfused code differ.
+bool multiStage(const ProgramCase& c) {
+  for (const char* stem : {"types_chain_", "large_", "fused_", "for_loop", "vector_function", "crop_"})
+    if (c.name.rfind(stem, 0) == 0) return true;
+  return false;
+}
+
+// --no-fuse: one loop nest per stage; fused and unfused code must agree.
+TEST(CBackendUnfused, MatchesEvaluator) {
+  RunnerOptions o = defaultRunnerOptions();
+  o.fuse = false;
+  std::vector<ProgramCase> cases = compatCases(compatDir());
+  for (const auto& c : matrixCases())
+    if (multiStage(c)) cases.push_back(c);
+  std::vector<CaseOutcome> out = runCases(cases, o);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
+}
+
+// --disable-openmp, built without -fopenmp: still warning-free and the same.
+TEST(CBackendNoOpenMP, MatchesEvaluator) {
+  RunnerOptions o = defaultRunnerOptions();
+  o.openmp = false;
+  size_t at = o.cflags.find(" -fopenmp");
+  if (at != std::string::npos) o.cflags.erase(at, 9);
+  std::vector<ProgramCase> cases = compatCases(compatDir());
+  for (const auto& c : matrixCases())
+    if (c.name.rfind("fused_", 0) == 0) cases.push_back(c);
+  std::vector<CaseOutcome> out = runCases(cases, o);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
 }
 
 // ------------------------------------------------------------ sanitizers
@@ -260,6 +302,18 @@ parameter M, N;
 vector#2 float v_t[M,N];
 return f(v_t);
 )", {{5, 7}});
+}
+
+// Signed overflow wraps in the evaluator (Evaluator.h); gcc folded
+// X + INT_MAX > X to 1 until the generated code asked for -fwrapv.
+TEST(CBackendRegression, SignedOverflowWraps) {
+  expectSingleMatches("overflow", R"(stencil f(vector#2 int X) {
+  return (X + 2147483647 > X ? 1 : 0) + (X * 65536 * 65536 == 0 ? 2 : 0);
+}
+parameter M, N;
+vector#2 int img[M,N];
+return f(img);
+)", {{13, 17}});
 }
 
 // Inputs named like the entry point's output parameters.
