@@ -91,6 +91,12 @@ function(formac_add_pipeline)
     find_package(OpenMP REQUIRED COMPONENTS C)
   endif()
   target_sources(${arg_TARGET} PRIVATE "${out_c}" "${out_h}")
+  # Neither flag changes a value the generated code computes (it never reads
+  # errno or floating-point exception flags); together they let the compiler
+  # vectorize sqrt and selects, which the in-file pragmas cannot fully do.
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    set_source_files_properties("${out_c}" PROPERTIES COMPILE_OPTIONS "-fno-math-errno;-fno-trapping-math")
+  endif()
   target_include_directories(${arg_TARGET} PRIVATE "${out_dir}")
   target_link_libraries(${arg_TARGET} PRIVATE OpenMP::OpenMP_C)
   if(UNIX)

@@ -10,10 +10,14 @@
 namespace formac::run {
 namespace {
 
+// How to give `name` ("--param low=VALUE"), or `name=value` ("--param M=10").
 std::string give(const BindStyle& s, const std::string& name) {
   std::string t = s.giveValue;
+  size_t eq = name.find('=');
   size_t at = t.find("NAME");
-  if (at != std::string::npos) t.replace(at, 4, name);
+  if (at != std::string::npos) t.replace(at, 4, name.substr(0, eq));
+  at = t.find("VALUE");
+  if (eq != std::string::npos && at != std::string::npos) t.replace(at, 5, name.substr(eq + 1));
   return t;
 }
 
@@ -85,21 +89,23 @@ Binding bind(const ir::Pipeline& p, const std::vector<GivenImage>& images,
                     " given with " + style.giveImages);
 
   // Every name given must be a parameter or a scalar input.
-  std::vector<std::string> known;
-  for (const auto& prm : p.params) known.push_back(prm.name);
-  for (const auto& s : p.scalars) known.push_back(s.name);
+  std::vector<std::string> names;
+  for (const auto& prm : p.params) names.push_back(prm.name);
+  for (const auto& s : p.scalars) names.push_back(s.name);
   for (const auto& kv : values) {
     bool found = false;
-    for (const auto& k : known) found = found || k == kv.first;
+    for (const auto& k : names) found = found || k == kv.first;
     if (!found)
       throw UserError(style.program + " has no parameter or scalar input '" + kv.first + "' (it has: " +
-                      joinNames(known) + ")");
+                      joinNames(names) + ")");
   }
 
   Binding b;
   size_t np = p.params.size();
   b.params.assign(np, 0);
-  std::vector<std::string> source(np);  // where each value came from; empty: unknown
+  // Where each parameter's value came from: an image input, or given (-1).
+  std::vector<bool> known(np, false);
+  std::vector<int> fromImage(np, -1);
   for (size_t i = 0; i < np; ++i) {
     auto it = values.find(p.params[i].name);
     if (it == values.end()) continue;
@@ -107,7 +113,7 @@ Binding bind(const ir::Pipeline& p, const std::vector<GivenImage>& images,
       throw UserError("parameter '" + p.params[i].name + "' is a size: " + numberText(it->second) +
                       " is not an integer");
     b.params[i] = static_cast<long long>(it->second);
-    source[i] = "the value given for " + p.params[i].name;
+    known[i] = true;
   }
   for (size_t k = 0; k < ins.size(); ++k) {
     const ir::Stage& s = p.stages[static_cast<size_t>(ins[k])];
@@ -119,19 +125,28 @@ Binding bind(const ir::Pipeline& p, const std::vector<GivenImage>& images,
       if (e.kind != ir::SizeNode::Param) continue;
       size_t i = static_cast<size_t>(e.param);
       long long v = images[k].extent[d];
-      if (source[i].empty()) {
+      std::string name = p.params[i].name;
+      std::string here = images[k].origin + " (" + describeExtent(images[k].extent) + ")";
+      if (!known[i]) {
         b.params[i] = v;
-        source[i] = images[k].origin + " (" + describeExtent(images[k].extent) + ")";
+        known[i] = true;
+        fromImage[i] = static_cast<int>(k);
+      } else if (b.params[i] != v && fromImage[i] < 0) {
+        throw UserError(give(style, name + "=" + std::to_string(b.params[i])) + " does not match " + here +
+                        ", which gives " + name + " = " + std::to_string(v) + " (input '" + s.name + "' is " +
+                        symbolicExtent(p, ins[k]) + ")");
       } else if (b.params[i] != v) {
-        throw UserError("inputs of different sizes: " + images[k].origin + " is " +
-                        describeExtent(images[k].extent) + ", but " + p.params[i].name + " = " +
-                        std::to_string(b.params[i]) + " from " + source[i] + " and input '" + s.name +
-                        "' is " + symbolicExtent(p, ins[k]) + " in " + style.program);
+        size_t j = static_cast<size_t>(fromImage[i]);
+        const std::string& other = p.stages[static_cast<size_t>(ins[j])].name;
+        throw UserError("inputs of different sizes: " + images[j].origin + " (" + describeExtent(images[j].extent) +
+                        ") gives " + name + " = " + std::to_string(b.params[i]) + ", but " + here + " gives " +
+                        name + " = " + std::to_string(v) + " (inputs '" + other + "' " + symbolicExtent(p, ins[j]) +
+                        " and '" + s.name + "' " + symbolicExtent(p, ins[k]) + ")");
       }
     }
   }
   for (size_t i = 0; i < np; ++i) {
-    if (!source[i].empty()) continue;
+    if (known[i]) continue;
     if (p.params[i].hasDefault) {
       b.params[i] = p.params[i].defaultValue;
       continue;

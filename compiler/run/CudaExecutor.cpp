@@ -110,7 +110,9 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
     int status = capture(quote(nvcc) + " " + flags + " -o " + quote(so) + " " + quote(cu), output);
     if (status != 0)
       throw UserError("cuda: nvcc failed on the generated code (kept in " + cu + "):\n" + output);
-    report.notes.push_back("cuda: nvcc " + flags + ": " + std::to_string(secondsSince(t0)) + " s");
+    char took[32];
+    std::snprintf(took, sizeof took, "%.2f s", secondsSince(t0));
+    report.notes.push_back("cuda: nvcc " + flags + ": " + took);
     std::ifstream in(so, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (o.useCache && cache.store(key, ".so", bytes)) {

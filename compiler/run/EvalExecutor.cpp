@@ -1,7 +1,6 @@
-// The evaluator as a backend, and the executor over a compiled entry shim.
+// The evaluator as a backend: slow, everywhere, the definition of the semantics.
 #include <cstring>
 
-#include "codegen/ExprPrinter.h"
 #include "eval/Evaluator.h"
 #include "run/Executor.h"
 
@@ -51,67 +50,10 @@ class EvalExecutor : public Executor {
   std::vector<long long> params_;
 };
 
-class ShimExecutor : public Executor {
- public:
-  ShimExecutor(const ShimFunctions& f, std::shared_ptr<void> keepAlive, std::string backend)
-      : f_(f), keepAlive_(std::move(keepAlive)), backend_(std::move(backend)) {}
-  ~ShimExecutor() override {
-    if (ws_) f_.destroy(ws_);
-  }
-
-  void prepare(const std::vector<long long>& params) override {
-    if (ws_) f_.destroy(ws_);
-    ws_ = f_.create(params.data());
-    if (!ws_)
-      throw UserError(backend_ + ": cannot allocate the intermediate images (out of memory" +
-                      (backend_ == "cuda" ? " on the GPU, or no GPU)" : ")"));
-  }
-
-  void run(void* const* args) override {
-    if (f_.run(ws_, args) != 0) throw UserError(backend_ + ": the pipeline reported a failure");
-  }
-
- private:
-  ShimFunctions f_;
-  std::shared_ptr<void> keepAlive_;
-  std::string backend_;
-  void* ws_ = nullptr;
-};
-
 }  // namespace
 
 std::unique_ptr<Executor> makeEvalExecutor(std::shared_ptr<const ir::Pipeline> p) {
   return std::make_unique<EvalExecutor>(std::move(p));
-}
-
-std::unique_ptr<Executor> makeShimExecutor(const ShimFunctions& f, std::shared_ptr<void> keepAlive,
-                                           const std::string& backend) {
-  return std::make_unique<ShimExecutor>(f, std::move(keepAlive), backend);
-}
-
-std::string entryShim(const ir::Pipeline& p, const std::string& K, bool cuda) {
-  std::string ext = cuda ? "extern \"C\" " : "";
-  std::string s =
-      "\n/* formac run: the workspace API behind pointer arrays (compiler/run/Executor.h). */\n";
-  s += ext + "void* formac_shim_create(const long long* params) {\n  (void)params;\n  return (void*)" + K +
-       "_create(";
-  for (size_t i = 0; i < p.params.size(); ++i) s += (i ? ", " : "") + std::string("(int)params[") + std::to_string(i) + "]";
-  s += ");\n}\n";
-  s += ext + "int formac_shim_run(void* ws, void* const* args) {\n  (void)args;\n  return " + K + "_run((" + K +
-       "_workspace*)ws";
-  size_t k = 0;
-  for (const auto& in : p.inputs) {
-    std::string a = "args[" + std::to_string(k++) + "]";
-    if (in.kind == ir::EntryArg::Image)
-      s += ", (" + codegen::cType(p.stages[static_cast<size_t>(in.index)].type) + "*)" + a;
-    else
-      s += ", *(const " + std::string(scalarCType(p.scalars[static_cast<size_t>(in.index)].type)) + "*)" + a;
-  }
-  for (int o : p.outputs)
-    s += ", (" + codegen::cType(p.stages[static_cast<size_t>(o)].type) + "*)args[" + std::to_string(k++) + "]";
-  s += ");\n}\n";
-  s += ext + "void formac_shim_destroy(void* ws) { " + K + "_destroy((" + K + "_workspace*)ws); }\n";
-  return s;
 }
 
 }  // namespace formac::run

@@ -43,10 +43,12 @@ struct CompileReport {
 
 std::unique_ptr<Executor> makeEvalExecutor(std::shared_ptr<const ir::Pipeline> p);
 
-// True when this formac was built with the JIT (FORMAC_ENABLE_JIT).
+// True when this formac was built with the JIT (FORMAC_ENABLE_JIT) and
+// finds its library, libformac_jit.so.
 bool jitAvailable();
 // Compiles the generated C in-process with Clang and links it with ORC's
-// LLJIT. Throws UserError when the JIT is not built in.
+// LLJIT; on a cache hit loads the shared library cached for it (or the
+// cached object into LLJIT). Throws UserError when the JIT is not built in.
 std::unique_ptr<Executor> makeJitExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                           CompileReport& report);
 // Compiles the generated CUDA with nvcc into a shared library and loads it.

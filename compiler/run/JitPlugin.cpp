@@ -31,6 +31,11 @@
 
 #include "run/JitHeaders.h"
 
+#ifdef FORMAC_JIT_HAVE_LLD
+#include <lld/Common/Driver.h>
+#include <lld/Common/ErrorHandler.h>
+#endif
+
 namespace {
 
 using formac::run::jitHeaders;
@@ -48,30 +53,6 @@ void initializeLLVM() {
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
   });
-}
-
-// libomp, loaded into the process's global namespace so that the JIT's
-// search of the process finds the __kmpc_* entry points of OpenMP code.
-const char* loadOpenMP() {
-  static std::once_flag once;
-  static std::string loaded;
-  std::call_once(once, [] {
-    std::vector<std::string> candidates;
-    if (const char* env = std::getenv("FORMAC_LIBOMP")) candidates.push_back(env);
-#ifdef FORMAC_LIBOMP_PATH
-    candidates.push_back(FORMAC_LIBOMP_PATH);
-#endif
-    candidates.push_back("libomp.so.5");
-    candidates.push_back("libomp.so");
-    for (const auto& c : candidates) {
-      std::string err;
-      if (!llvm::sys::DynamicLibrary::LoadLibraryPermanently(c.c_str(), &err)) {
-        loaded = c;
-        return;
-      }
-    }
-  });
-  return loaded.empty() ? nullptr : loaded.c_str();
 }
 
 struct HostTarget {
@@ -115,20 +96,6 @@ std::vector<std::string> clangArguments(bool openmp) {
   a.push_back("c");
   a.push_back("/formac/pipeline.c");
   return a;
-}
-
-const char* describe(int openmp) {
-  static std::once_flag once;
-  static std::string text[2];
-  std::call_once(once, [] {
-    for (int omp = 0; omp < 2; ++omp) {
-      std::string& t = text[omp];
-      t = std::string("llvm ") + LLVM_VERSION_STRING + "\n";
-      for (const auto& a : clangArguments(omp != 0)) t += a + "\n";
-      for (const auto& h : jitHeaders()) t += h.first + "\n" + h.second;
-    }
-  });
-  return text[openmp ? 1 : 0].c_str();
 }
 
 const char* cpuName() { return hostTarget().cpu.c_str(); }
@@ -217,8 +184,30 @@ void* link(const char* object, size_t size, const char* const* names, void** add
 
 void release(void* jit) { delete static_cast<llvm::orc::LLJIT*>(jit); }
 
-const formac_jit_plugin kPlugin = {FORMAC_JIT_PLUGIN_ABI, loadOpenMP, describe, cpuName, compile, isObject,
-                                   link, release};
+#ifdef FORMAC_JIT_HAVE_LLD
+// ld.lld -shared: undefined symbols (the C library, libm, libomp) stay
+// undefined and resolve against the process when the library is loaded.
+int linkShared(const char* objectPath, const char* libraryPath, char** error) {
+  static std::mutex lldIsNotReentrant;
+  std::lock_guard<std::mutex> lock(lldIsNotReentrant);
+  std::string messages;
+  llvm::raw_string_ostream out(messages), err(messages);
+  const char* args[] = {"ld.lld", "-shared", "--threads=1", "-O1", "--hash-style=gnu", "-o", libraryPath, objectPath};
+  bool ok = lld::elf::link(args, out, err, /*canExitEarly=*/false, /*disableOutput=*/false);
+  // lld 14 resets its globals only on its way to exit(); as a library the
+  // caller must, or the next link in this process crashes.
+  if (lld::errorHandler().cleanupCallback) lld::errorHandler().cleanupCallback();
+  lld::errorHandler().errorCount = 0;
+  if (!ok) *error = copyString(out.str().empty() ? "lld failed" : out.str());
+  return ok ? 0 : 1;
+}
+#define FORMAC_LINK_SHARED linkShared
+#else
+#define FORMAC_LINK_SHARED nullptr
+#endif
+
+const formac_jit_plugin kPlugin = {FORMAC_JIT_PLUGIN_ABI, cpuName, compile, isObject, link, release,
+                                   FORMAC_LINK_SHARED};
 
 }  // namespace
 

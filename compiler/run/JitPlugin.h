@@ -16,29 +16,29 @@
 extern "C" {
 #endif
 
-#define FORMAC_JIT_PLUGIN_ABI 1
+#define FORMAC_JIT_PLUGIN_ABI 2
 
 typedef struct formac_jit_plugin {
   int abi; /* FORMAC_JIT_PLUGIN_ABI */
-  /* Loads libomp into the process (once); its path, or NULL without it. */
-  const char* (*load_openmp)(void);
-  /* Everything an object depends on besides its source: LLVM's version, the
-   * host's triple, CPU and features, Clang's arguments, the JIT's headers. */
-  const char* (*describe)(int openmp);
-  /* The host CPU's name, for messages. */
+  /* The host CPU's name as LLVM knows it, for messages. */
   const char* (*cpu_name)(void);
-  /* C source -> an object file for this machine (clang -O3, in memory).
-   * 0 on success; else *error holds Clang's diagnostics. */
+  /* C source -> an object file for this machine (clang -O3 with the host's
+   * CPU and features, in memory). 0 on success; else *error holds Clang's
+   * diagnostics. */
   int (*compile)(const char* source, size_t size, int openmp, char** object, size_t* object_size,
                  char** error);
   /* Nonzero when `bytes` is an object file this LLVM reads. */
   int (*is_object)(const char* bytes, size_t size);
   /* Links an object into a new LLJIT; looks up each of `count` names into
    * `addresses`. Returns the JIT (release it after the last call into it), or
-   * NULL and *error. */
+   * NULL and *error. Symbols the object needs are searched in the process. */
   void* (*link)(const char* object, size_t size, const char* const* names, void** addresses, int count,
                 char** error);
   void (*release)(void* jit);
+  /* Links the object file at `object_path` into the shared library
+   * `library_path` with lld, in-process; 0 on success. NULL when the plugin
+   * was built without lld. */
+  int (*link_shared)(const char* object_path, const char* library_path, char** error);
 } formac_jit_plugin;
 
 /* The plugin's one exported symbol. */

@@ -150,7 +150,7 @@ void CompiledPipeline::run(const std::vector<ImageRef>& inputs, const Values& va
                            const std::vector<ImageRef>& outputs) {
   run::BindStyle style;
   style.program = s_->source->path;
-  style.giveValue = "values[\"NAME\"]";
+  style.giveValue = "values[\"NAME\"] = VALUE";
   style.giveImages = "the inputs";
   std::vector<std::vector<long long>> extents;
   std::vector<void*> in, out;

@@ -1,6 +1,7 @@
 #include "run/RunCommand.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

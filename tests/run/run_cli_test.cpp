@@ -1,0 +1,311 @@
+// `formac run` end to end: outputs of eval and jit byte-identical, every user
+// error (exit status 1, one clear message), the compile cache, and the JIT
+// with no C compiler on PATH.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "RunTestSupport.h"
+#include "formac_image.h"
+
+namespace formac::test {
+namespace {
+
+const std::string kScratch = FORMAC_SCRATCH;
+const std::string kSource = FORMAC_SOURCE_DIR;
+const std::string kCamera = kSource + "/examples/data/camera.png";
+const std::string kCanny = kSource + "/examples/canny/canny.idsl";
+const std::string kBlur = kSource + "/examples/blur/blur.idsl";
+const std::string kStruct = kSource + "/tests/compat/try_struct.idsl";
+const bool kJit = FORMAC_TEST_JIT;
+const bool kLld = FORMAC_TEST_LLD;  // the JIT caches shared libraries
+
+std::string scratch(const std::string& name) { return kScratch + "/" + name; }
+
+// formac run ARGS with the test's own cache ($XDG_CACHE_HOME/formac).
+CommandResult formacRun(const std::string& args, const std::string& env = "",
+                        const std::string& cacheHome = scratch("xdg")) {
+  return runCommand("env -u FORMAC_CACHE_DIR XDG_CACHE_HOME=" + quote(cacheHome) + " " + env + " " +
+                    quote(FORMAC_EXE) + " run " + args);
+}
+
+void expectError(const std::string& args, const std::string& message) {
+  CommandResult r = formacRun(args);
+  EXPECT_EQ(r.status, 1) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find("formac: error: " + message), std::string::npos)
+      << "expected: " << message << "\ngot: " << r.output;
+}
+
+// Writes a w x h image of `channels` with a pattern; `depth` 8 or 16 bits.
+void writePattern(const std::string& path, int w, int h, int channels, int depth) {
+  formac_image img{};
+  ASSERT_EQ(formac_image_alloc(&img, w, h, channels, depth == 16 ? FORMAC_U16 : FORMAC_U8), 0);
+  for (int i = 0; i < w * h * channels; ++i) {
+    int v = (i * 37 + i / 7) % (depth == 16 ? 65536 : 256);
+    if (depth == 16) static_cast<unsigned short*>(img.data)[i] = static_cast<unsigned short>(v);
+    else static_cast<unsigned char*>(img.data)[i] = static_cast<unsigned char>(v);
+  }
+  char err[256];
+  ASSERT_EQ(formac_image_write(path.c_str(), &img, err, sizeof err), 0) << err;
+  formac_image_free(&img);
+}
+
+struct Pixels {
+  int width = 0, height = 0, channels = 0;
+  formac_pixel_type type = FORMAC_U8;
+  std::string bytes;
+};
+Pixels readPixels(const std::string& path) {
+  Pixels p;
+  formac_image img{};
+  char err[256];
+  if (formac_image_read(path.c_str(), &img, err, sizeof err) != 0) return p;
+  p.width = img.width;
+  p.height = img.height;
+  p.channels = img.channels;
+  p.type = img.type;
+  p.bytes.assign(static_cast<const char*>(img.data), formac_image_bytes(&img));
+  formac_image_free(&img);
+  return p;
+}
+
+class RunCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    freshFolder(kScratch);
+    writePattern(scratch("rgb.png"), 67, 45, 3, 8);
+    writePattern(scratch("gray16.pgm"), 40, 30, 1, 16);
+    writePattern(scratch("small.png"), 67, 45, 1, 8);
+    writeFile(scratch("bad.png"), "not an image\n");
+    writeFile(scratch("two_inputs.idsl"),
+              "stencil add(vector#2 float A, vector#2 float B) { return A + B; }\n"
+              "parameter M, N;\nvector#2 float a[M,N];\nvector#2 float b[M,N];\nreturn add(a, b);\n");
+    writeFile(scratch("unsized.idsl"),
+              "stencil copy(vector#2 float A) { return A; }\n"
+              "parameter M, N, K;\nvector#2 float a[M, N + K];\nreturn copy(a);\n");
+    writeFile(scratch("int8_scalar.idsl"),
+              "stencil thr(vector#2 int8 A, int8 t) { return (A > t ? 255 : 0); }\n"
+              "parameter M, N;\nvector#2 int8 a[M,N];\nint8 t;\nreturn thr(a, t);\n");
+  }
+};
+
+// Runs `args` with eval and with the default backend (jit when built with
+// it) into out.EXT files; both must succeed and be byte-identical.
+void expectBackendsAgree(const std::string& name, const std::string& args, const std::string& ext) {
+  std::string eval = scratch(name + "_eval." + ext), jit = scratch(name + "_jit." + ext);
+  CommandResult a = formacRun(args + " --backend=eval -o " + quote(eval));
+  ASSERT_EQ(a.status, 0) << a.output;
+  CommandResult b = formacRun(args + " -o " + quote(jit));
+  ASSERT_EQ(b.status, 0) << b.output;
+  std::string x = readFile(eval), y = readFile(jit);
+  EXPECT_FALSE(x.empty());
+  EXPECT_TRUE(x == y) << name << ": eval and " << (kJit ? "jit" : "eval") << " outputs differ";
+}
+
+TEST_F(RunCli, CannyEvalAndJitAgree) {
+  expectBackendsAgree("canny", quote(kCanny) + " --input " + quote(kCamera) + " --param low=0.25 --param high=0.5",
+                      "png");
+  Pixels p = readPixels(scratch("canny_jit.png"));
+  EXPECT_EQ(p.width, 512);
+  EXPECT_EQ(p.height, 512);
+  EXPECT_EQ(p.type, FORMAC_U8);
+}
+
+TEST_F(RunCli, BlurEvalAndJitAgreeInPngAndPfm) {
+  expectBackendsAgree("blur", quote(kBlur) + " -i " + quote(kCamera), "png");
+  expectBackendsAgree("blur", quote(kBlur) + " -i " + quote(kCamera), "pfm");  // the raw values
+}
+
+TEST_F(RunCli, StructOfThreeFieldsIsRgb) {
+  expectBackendsAgree("struct", quote(kStruct) + " -i " + quote(scratch("rgb.png")), "png");
+  // rebuild() is the identity: the RGB picture comes back unchanged.
+  Pixels in = readPixels(scratch("rgb.png")), out = readPixels(scratch("struct_jit.png"));
+  EXPECT_EQ(out.channels, 3);
+  EXPECT_TRUE(in.bytes == out.bytes);
+}
+
+TEST_F(RunCli, SixteenBitInputGivesSixteenBitOutput) {
+  expectBackendsAgree("blur16", quote(kBlur) + " -i " + quote(scratch("gray16.pgm")), "png");
+  Pixels p = readPixels(scratch("blur16_jit.png"));
+  EXPECT_EQ(p.type, FORMAC_U16);
+  EXPECT_EQ(p.width, 40);
+  EXPECT_EQ(p.height, 30);
+}
+
+TEST_F(RunCli, TimingLine) {
+  CommandResult r = formacRun(quote(kBlur) + " -i " + quote(scratch("small.png")) + " -o " + quote(scratch("t.png")));
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string want = std::string("formac: blur 67x45 ") + (kJit ? "jit" : "eval") + ": compile ";
+  EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", run "), std::string::npos) << r.output;
+}
+
+TEST_F(RunCli, SecondRunHitsTheCache) {
+  if (!kJit) GTEST_SKIP() << "built without the JIT";
+  std::string home = scratch("xdg_cache_test");
+  std::string args = quote(kBlur) + " -i " + quote(scratch("small.png")) + " -v -o ";
+  CommandResult first = formacRun(args + quote(scratch("c1.png")), "", home);
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(first.output.find("(cached)"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("jit: cached as " + home + "/formac/"), std::string::npos) << first.output;
+  // The hit: the shared library lld made (no LLVM loaded), else the object in LLJIT.
+  CommandResult second = formacRun(args + quote(scratch("c2.png")), "", home);
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("(cached)"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find(kLld ? "jit: cache hit, loaded " : "jit: cache hit, linked "), std::string::npos)
+      << second.output;
+  // Without the library, the cached object goes back into LLJIT.
+  runCommand("rm -f " + quote(home) + "/formac/*.so");
+  CommandResult third = formacRun(args + quote(scratch("c3.png")), "", home);
+  ASSERT_EQ(third.status, 0) << third.output;
+  EXPECT_NE(third.output.find("(cached)"), std::string::npos) << third.output;
+  EXPECT_NE(third.output.find("jit: cache hit, linked " + home + "/formac/"), std::string::npos) << third.output;
+  // --no-cache compiles again.
+  CommandResult fourth = formacRun(args + quote(scratch("c4.png")) + " --no-cache", "", home);
+  EXPECT_EQ(fourth.output.find("(cached)"), std::string::npos) << fourth.output;
+  std::string want = readFile(scratch("c1.png"));
+  EXPECT_FALSE(want.empty());
+  for (const char* f : {"c2.png", "c3.png", "c4.png"}) EXPECT_TRUE(readFile(scratch(f)) == want) << f;
+}
+
+TEST_F(RunCli, UnwritableCacheIsSkipped) {
+  if (!kJit) GTEST_SKIP() << "built without the JIT";
+  CommandResult r = formacRun(quote(kBlur) + " -i " + quote(scratch("small.png")) + " -v -o " +
+                                  quote(scratch("nocache.png")),
+                              "", "/proc/no_cache_here");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("jit: cannot write the cache in '/proc/no_cache_here/formac' (not cached)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(RunCli, JitNeedsNoCompilerOnPath) {
+  if (!kJit) GTEST_SKIP() << "built without the JIT";
+  std::string args = quote(kCanny) + " -i " + quote(scratch("small.png")) + " -p low=0.25 -p high=0.5 --no-cache";
+  CommandResult r = formacRun(args + " -o " + quote(scratch("nocc.png")), "PATH=/nonexistent");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("jit: compile"), std::string::npos) << r.output;
+  CommandResult e = formacRun(args + " --backend=eval -o " + quote(scratch("nocc_eval.png")));
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_TRUE(readFile(scratch("nocc.png")) == readFile(scratch("nocc_eval.png")));
+}
+
+TEST_F(RunCli, ParametersFromTheCommandLine) {
+  // Given explicitly and matching the image: fine; a default-free parameter
+  // that no image fixes: given with --param.
+  CommandResult r = formacRun(quote(kBlur) + " -i " + quote(scratch("small.png")) + " -p M=45 -p N=67 -o " +
+                              quote(scratch("p.png")) + " --backend=eval");
+  EXPECT_EQ(r.status, 0) << r.output;
+  CommandResult u = formacRun(quote(scratch("unsized.idsl")) + " -i " + quote(scratch("small.png")) +
+                              " -p N=60 -p K=7 -o " + quote(scratch("u.png")) + " --backend=eval");
+  EXPECT_EQ(u.status, 0) << u.output;
+  EXPECT_EQ(readPixels(scratch("u.png")).width, 67);
+}
+
+// ------------------------------------------------------------------ errors
+
+TEST_F(RunCli, ErrorMissingInputFile) {
+  expectError(quote(kBlur) + " -i " + quote(scratch("nope.png")) + " -o " + quote(scratch("x.png")),
+              "cannot open '" + scratch("nope.png") + "'");
+}
+
+TEST_F(RunCli, ErrorUnreadableInputFile) {
+  expectError(quote(kBlur) + " -i " + quote(scratch("bad.png")) + " -o " + quote(scratch("x.png")),
+              "'" + scratch("bad.png") + "': not a PNG/PGM/PPM/PFM file");
+}
+
+TEST_F(RunCli, ErrorWrongChannelCount) {
+  expectError(quote(kBlur) + " -i " + quote(scratch("rgb.png")) + " -o " + quote(scratch("x.png")),
+              "'" + scratch("rgb.png") + "' has 3 channels (RGB), but input 'input' (float) takes 1 channel (gray)");
+  expectError(quote(kStruct) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+              "'" + kCamera + "' has 1 channel (gray), but input 'photo' (pix) takes 3 channels (RGB)");
+}
+
+TEST_F(RunCli, ErrorInputsOfDifferentSizes) {
+  expectError(quote(scratch("two_inputs.idsl")) + " -i " + quote(kCamera) + " -i " + quote(scratch("small.png")) +
+                  " -o " + quote(scratch("x.png")),
+              "inputs of different sizes: '" + kCamera + "' (512x512) gives M = 512, but '" + scratch("small.png") +
+                  "' (67x45) gives M = 45 (inputs 'a' [M, N] and 'b' [M, N])");
+  expectError(quote(kBlur) + " -i " + quote(scratch("small.png")) + " -p M=10 -o " + quote(scratch("x.png")),
+              "--param M=10 does not match '" + scratch("small.png") +
+                  "' (67x45), which gives M = 45 (input 'input' is [M, N])");
+}
+
+TEST_F(RunCli, ErrorMissingParam) {
+  expectError(quote(kCanny) + " -i " + quote(kCamera) + " -p low=0.25 -o " + quote(scratch("x.png")),
+              "scalar input 'high' (float) of " + kCanny + " needs a value: give it with --param high=VALUE");
+  expectError(quote(scratch("unsized.idsl")) + " -i " + quote(scratch("small.png")) + " -o " + quote(scratch("x.png")),
+              "cannot determine parameter 'N' of " + scratch("unsized.idsl") +
+                  ": no input image has it alone as an extent; give it with --param N=VALUE");
+}
+
+TEST_F(RunCli, ErrorBadParam) {
+  std::string base = quote(kCanny) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png"));
+  expectError(base + " -p low=1 -p high=2 -p gain=3",
+              kCanny + " has no parameter or scalar input 'gain' (it has: M, N, low, high)");
+  expectError(base + " -p low=abc", "--param low: 'abc' is not a number");
+  expectError(base + " -p low", "--param 'low': write NAME=VALUE");
+  expectError(base + " -p low=1 -p low=2", "--param low is given twice");
+  expectError(quote(scratch("int8_scalar.idsl")) + " -i " + quote(kCamera) + " -p t=300 -o " + quote(scratch("x.png")),
+              "scalar input 't' is int8: 300 is not an integer in 0..255");
+  expectError(quote(kBlur) + " -i " + quote(kCamera) + " -p M=1.5 -o " + quote(scratch("x.png")),
+              "parameter 'M' is a size: 1.5 is not an integer");
+}
+
+TEST_F(RunCli, ErrorUnwritableOutput) {
+  std::string base = quote(kBlur) + " -i " + quote(kCamera) + " -o ";
+  expectError(base + quote(scratch("no_dir/x.png")),
+              "cannot write '" + scratch("no_dir/x.png") + "': folder '" + scratch("no_dir") + "' does not exist");
+  expectError(base + quote(scratch("x.jpg")),
+              "cannot write '" + scratch("x.jpg") + "': formac run writes .png, .pgm, .ppm, .pnm or .pfm files");
+  runCommand("mkdir -p " + quote(scratch("dir.png")));
+  expectError(base + quote(scratch("dir.png")), "cannot write '" + scratch("dir.png") + "': it is a folder");
+  // PGM holds one channel: the runtime's message comes through.
+  expectError(quote(kStruct) + " -i " + quote(scratch("rgb.png")) + " -o " + quote(scratch("x.pgm")),
+              "'" + scratch("x.pgm") + "'");
+}
+
+TEST_F(RunCli, ErrorWrongNumberOfInputsOrOutputs) {
+  expectError(quote(kBlur) + " -o " + quote(scratch("x.png")),
+              kBlur + " takes 1 input image (input), but 0 were given with --input");
+  expectError(quote(kBlur) + " -i " + quote(kCamera) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+              kBlur + " takes 1 input image (input), but 2 were given with --input");
+  expectError(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) + " -o " +
+                  quote(scratch("y.png")),
+              kBlur + " returns 1 image, but 2 --output were given");
+  expectError(quote(kBlur) + " -i " + quote(kCamera), "formac run: no --output given");
+  expectError("-i " + quote(kCamera) + " -o " + quote(scratch("x.png")), "formac run: no program given");
+}
+
+TEST_F(RunCli, ErrorBadCommandLine) {
+  std::string base = quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png"));
+  expectError(base + " --backend=gpu", "unknown backend 'gpu' (jit, eval or cuda)");
+  expectError(base + " --frobnicate", "unknown option '--frobnicate' of formac run");
+  expectError(base + " --repeat 0", "--repeat takes a count from 1 to 1000000");
+  expectError(quote(scratch("nope.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+              "cannot open '" + scratch("nope.idsl") + "'");
+  if (!kJit) expectError(base + " --backend=jit", "this formac was built without the JIT");
+}
+
+TEST_F(RunCli, ErrorCudaWithoutNvcc) {
+  CommandResult r = formacRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) +
+                              " --backend=cuda", "FORMAC_NVCC=/nonexistent/nvcc");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("formac: error: --backend=cuda needs nvcc"), std::string::npos) << r.output;
+}
+
+TEST_F(RunCli, ErrorInTheProgram) {
+  writeFile(scratch("broken.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nreturn b;\n");
+  CommandResult r = formacRun(quote(scratch("broken.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find(scratch("broken.idsl") + ":3:"), std::string::npos) << r.output;
+}
+
+TEST_F(RunCli, Help) {
+  CommandResult r = formacRun("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("usage: formac run PROGRAM.idsl"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace formac::test
