@@ -174,12 +174,8 @@ struct Stmt {
   std::unique_ptr<VExpr> condition;
 };
 
-struct VectorParam {
-  SourceLoc loc;
-  std::string name;
-  int rank = 0;
-  TypeName type;
-};
+// A vector function's parameters are written like a stencil's.
+using VectorParam = StencilParam;
 
 struct VectorFnDef {
   SourceLoc loc;

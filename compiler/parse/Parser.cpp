@@ -157,24 +157,7 @@ class Parser {
     s.loc = next().loc;
     s.name = identifier("after 'stencil'");
     expect(Tok::LParen, "after the stencil name");
-    if (!accept(Tok::RParen)) {
-      do {
-        StencilParam p;
-        p.loc = cur().loc;
-        if (cur().kind == Tok::KwVector) {
-          p.rank = vectorRank();
-          p.type = typeName("after the rank");
-        } else if (isBasicType(cur().kind)) {
-          p.type = typeName("");
-        } else {
-          fail("expected a parameter ('vector#N type name' or 'type name'), found " +
-               describe(cur()));
-        }
-        p.name = identifier("as the parameter name");
-        s.params.push_back(p);
-      } while (accept(Tok::Comma));
-      expect(Tok::RParen, "after the stencil parameters");
-    }
+    s.params = functionParams("after the stencil parameters");
     expect(Tok::LBrace, "to open the stencil body");
     while (cur().kind == Tok::Ident) {
       LocalAssign a;
@@ -190,6 +173,30 @@ class Parser {
     expect(Tok::Semi, "after the returned expression");
     expect(Tok::RBrace, "to close the stencil body");
     return s;
+  }
+
+  // The parameter list after '(' of a stencil or vector function, with its ')'.
+  // params := [sparam (',' sparam)*] ')'
+  // sparam := 'vector' '#' INT type ID | basic_type ID
+  std::vector<StencilParam> functionParams(const std::string& closing) {
+    std::vector<StencilParam> params;
+    if (accept(Tok::RParen)) return params;
+    do {
+      StencilParam p;
+      p.loc = cur().loc;
+      if (cur().kind == Tok::KwVector) {
+        p.rank = vectorRank();
+        p.type = typeName("after the rank");
+      } else if (isBasicType(cur().kind)) {
+        p.type = typeName("");
+      } else {
+        fail("expected a parameter ('vector#N type name' or 'type name'), found " + describe(cur()));
+      }
+      p.name = identifier("as the parameter name");
+      params.push_back(p);
+    } while (accept(Tok::Comma));
+    expect(Tok::RParen, closing);
+    return params;
   }
 
   // 'vector' '#' INT
@@ -209,24 +216,7 @@ class Parser {
     f.loc = next().loc;
     f.name = identifier("after 'vector' (or '#' for an image declaration)");
     expect(Tok::LParen, "after the vector function name");
-    if (!accept(Tok::RParen)) {
-      do {
-        VectorParam p;
-        p.loc = cur().loc;
-        if (cur().kind == Tok::KwVector) {
-          p.rank = vectorRank();
-          p.type = typeName("after the rank");
-        } else if (isBasicType(cur().kind)) {
-          p.type = typeName("");
-        } else {
-          fail("expected a parameter ('vector#N type name' or 'type name'), found " +
-               describe(cur()));
-        }
-        p.name = identifier("as the parameter name");
-        f.params.push_back(p);
-      } while (accept(Tok::Comma));
-      expect(Tok::RParen, "after the parameters");
-    }
+    f.params = functionParams("after the parameters");
     expect(Tok::LBrace, "to open the vector function body");
     while (cur().kind == Tok::Ident || cur().kind == Tok::KwFor || cur().kind == Tok::KwDo)
       f.body.push_back(statement());
