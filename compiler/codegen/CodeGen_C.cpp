@@ -22,8 +22,6 @@ class CGen {
     fo.onChipBudget = 1LL << 40;  // tiles are sized at run time for the cache
     fo.preferredTile = {64, 512};
     groups_ = passes::planFusion(p, fo);
-    for (const auto& g : groups_)
-      for (const auto& m : g.members) member_.insert(m.stage);
   }
 
   GeneratedC run() {
@@ -58,11 +56,7 @@ class CGen {
        << "/* The same pipeline with the intermediate buffers kept between calls:\n"
        << "   create for one size (NULL if memory is short), run any number of times,\n"
        << "   destroy. run returns 0 on success. */\n"
-       << "typedef struct " << K() << "_workspace " << K() << "_workspace;\n"
-       << K() << "_workspace* " << K() << "_create(" << createParameters(p_, n_) << ");\n"
-       << "int " << K() << "_run(" << K() << "_workspace* ws"
-       << (runParameters(p_, n_).empty() ? "" : ", " + runParameters(p_, n_)) << ");\n"
-       << "void " << K() << "_destroy(" << K() << "_workspace* ws);\n\n";
+       << workspacePrototypes(p_, n_, K());
     return os.str();
   }
 
@@ -117,13 +111,6 @@ class CGen {
            "      bytes = (size_t)v * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);\n"
            "    fclose(f);\n  }\n"
            "  return bytes >= 64 * 1024 ? bytes : (size_t)512 * 1024;\n}\n\n";
-  }
-
-  // A fused sink writes every point of its extent, zeros included.
-  bool fusedSink(int id) const {
-    for (const auto& g : groups_)
-      if (g.fused() && g.sink == id) return true;
-    return false;
   }
 
   FusedGroupC fusedGroup(size_t i) const {
@@ -212,7 +199,7 @@ class CGen {
   bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
   bool needsWorkspaceBuffer(int id) const {
     const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
-    if (s.kind == ir::Stage::Input || member_.count(id)) return false;
+    if (s.kind == ir::Stage::Input || passes::isFusedMember(groups_, id)) return false;
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       if (p_.outputs[i] == id && outputOwner(i)) return false;
     return true;
@@ -287,7 +274,7 @@ class CGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       int id = p_.outputs[i];
       const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
-      if (outputOwner(i) && !coversExtent(p_, s) && !fusedSink(id))
+      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, id))
         os << "  memset(" << outputName(p_, i) << ", 0, " << elementCount(s) << " * sizeof(" << cType(s.type)
            << "));\n";
     }
@@ -335,7 +322,6 @@ class CGen {
   const COptions& o_;
   Names n_;
   std::vector<passes::FusionGroup> groups_;
-  std::set<int> member_;  // stages computed inside a fused group
 };
 
 }  // namespace

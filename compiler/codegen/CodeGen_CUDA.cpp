@@ -56,11 +56,7 @@ class CudaGen {
        << "void " << K() << "(" << entryParameters(p_, n_) << ");\n\n"
        << "/* Device buffers kept between calls: create for one size (NULL on failure),\n"
        << "   run any number of times (0 on success), destroy. */\n"
-       << "typedef struct " << K() << "_workspace " << K() << "_workspace;\n"
-       << K() << "_workspace* " << K() << "_create(" << createParameters(p_, n_) << ");\n"
-       << "int " << K() << "_run(" << K() << "_workspace* ws"
-       << (runParameters(p_, n_).empty() ? "" : ", " + runParameters(p_, n_)) << ");\n"
-       << "void " << K() << "_destroy(" << K() << "_workspace* ws);\n\n";
+       << workspacePrototypes(p_, n_, K());
     return os.str();
   }
 
@@ -293,14 +289,6 @@ class CudaGen {
     return ids;
   }
 
-  // A fused sink writes every point of its extent (zeros outside its valid
-  // box), so the output needs no clearing first.
-  bool sinkWritesWholeExtent(int id) const {
-    for (const auto& g : groups_)
-      if (g.fused() && g.sink == id) return true;
-    return false;
-  }
-
   // The loop over one region (rows r0.., columns c0..; H x W points): the
   // block's threads take its points in row-major order, so every lane works
   // however wide the halo makes the region; W is a constant, so i / W is a
@@ -476,12 +464,6 @@ class CudaGen {
   }
 
   // ------------------------------------------------------------ workspace
-  bool isMember(int id) const {
-    for (const auto& g : groups_)
-      for (const auto& m : g.members)
-        if (m.stage == id) return true;
-    return false;
-  }
   bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
   int ownedOutput(int id) const { return codegen::ownedOutput(p_, id); }
   // The device pointer of stage `id` inside run().
@@ -504,7 +486,7 @@ class CudaGen {
     std::vector<std::pair<std::string, const ir::Stage*>> buffers;  // member name, stage
     for (const auto& s : p_.stages) {
       if (s.kind == ir::Stage::Input) buffers.push_back({"in_" + name(s.id), &s});
-      else if (!isMember(s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
+      else if (!passes::isFusedMember(groups_, s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       buffers.push_back({"out_" + outputName(p_, i), &stage(p_.outputs[i])});
@@ -549,7 +531,7 @@ class CudaGen {
       os << "  const int " << on << "_on_device = formac_is_device_pointer(" << on << ");\n"
          << "  " << cType(s.type) << "* d_" << on << " = " << on << "_on_device ? " << on
          << " : ws->out_" << on << ";\n";
-      if (outputOwner(i) && !coversExtent(p_, s) && !sinkWritesWholeExtent(p_.outputs[i]))
+      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]))
         os << "  if (" << on << "_on_device) FORMAC_CUDA_CHECK(cudaMemset(d_" << on << ", 0, " << bytesOf(s)
            << "), return 1);\n";
     }

@@ -80,6 +80,13 @@ std::string extentChecks(const ir::Pipeline& p, const Names& n, const std::strin
   return t;
 }
 
+std::string workspacePrototypes(const ir::Pipeline& p, const Names& n, const std::string& K) {
+  std::string rp = runParameters(p, n);
+  return "typedef struct " + K + "_workspace " + K + "_workspace;\n" + K + "_workspace* " + K + "_create(" +
+         createParameters(p, n) + ");\n" + "int " + K + "_run(" + K + "_workspace* ws" +
+         (rp.empty() ? "" : ", " + rp) + ");\n" + "void " + K + "_destroy(" + K + "_workspace* ws);\n\n";
+}
+
 std::string cachedEntryPoint(const ir::Pipeline& p, const Names& n, const EntryPointText& t) {
   const std::string& K = t.kernel;
   std::string W = K + "_workspace";

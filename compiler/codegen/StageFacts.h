@@ -28,6 +28,10 @@ std::string stageComment(const ir::Pipeline& p, const Names& n, const ir::Stage&
 // extent is negative for the given parameters.
 std::string extentChecks(const ir::Pipeline& p, const Names& n, const std::string& kernel);
 
+// The workspace API's declarations: the typedef and NAME_create, NAME_run,
+// NAME_destroy (both backends' headers carry them).
+std::string workspacePrototypes(const ir::Pipeline& p, const Names& n, const std::string& kernel);
+
 struct EntryPointText {
   std::string kernel;
   std::string linkage;       // "" for C, "extern \"C\" " for CUDA

@@ -134,21 +134,7 @@ int compile(const Options& o) {
 }  // namespace
 
 int runDriver(const std::vector<std::string>& args) {
-  try {
-    return compile(parseOptions(args));
-  } catch (const UserError& e) {
-    std::cerr << e.what();
-    return 1;
-  } catch (const InternalError& e) {
-    std::cerr << "formac: internal error: " << e.what() << "\n";
-    return 70;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "formac: error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "formac: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return exitStatusOf([&] { return compile(parseOptions(args)); });
 }
 
 }  // namespace formac

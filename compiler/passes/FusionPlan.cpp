@@ -59,6 +59,19 @@ long long FusionGroup::onChipBytes(const ir::Pipeline& p) const {
   return total;
 }
 
+bool isFusedMember(const std::vector<FusionGroup>& groups, int stage) {
+  for (const auto& g : groups)
+    for (const auto& m : g.members)
+      if (m.stage == stage) return true;
+  return false;
+}
+
+bool isFusedSink(const std::vector<FusionGroup>& groups, int stage) {
+  for (const auto& g : groups)
+    if (g.fused() && g.sink == stage) return true;
+  return false;
+}
+
 std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o) {
   std::vector<ir::Edge> edges = ir::collectEdges(p);
   std::map<int, std::vector<int>> consumers;  // producer -> consumer stages

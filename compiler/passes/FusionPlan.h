@@ -44,6 +44,11 @@ struct FusionOptions {
   std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
 };
 
+// Whether `stage` is computed inside a fused group (never in memory), or is
+// the sink of one (which writes every point of its extent, zeros included).
+bool isFusedMember(const std::vector<FusionGroup>& groups, int stage);
+bool isFusedSink(const std::vector<FusionGroup>& groups, int stage);
+
 // Groups in an order where producers come first; every computed stage is the
 // sink of exactly one group or a member of one.
 std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o);

@@ -1,5 +1,7 @@
 #include "support/Diagnostics.h"
 
+#include <iostream>
+
 namespace formac {
 
 std::string SourceFile::lineText(int line) const {
@@ -42,5 +44,26 @@ void Warnings::add(const SourceLoc& loc, const std::string& message) {
 }
 
 void userError(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+
+int reportFailure(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const UserError& e) {
+    std::cerr << e.what();
+    return 1;
+  } catch (const InternalError& e) {
+    std::cerr << "formac: internal error: " << e.what() << "\n";
+    return 70;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "formac: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "formac: internal error: " << e.what() << "\n";
+    return 70;
+  } catch (...) {
+    std::cerr << "formac: internal error: an unknown exception\n";
+    return 70;
+  }
+}
 
 }  // namespace formac

@@ -9,6 +9,7 @@
 // calls exit() or abort(): errors travel as exceptions to the driver.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,20 @@ class Warnings {
 };
 
 [[noreturn]] void userError(const SourceLoc& loc, const std::string& message);
+
+// Prints what a command threw and returns its exit status: 1 for a user
+// error (or no memory), 70 for an internal error.
+int reportFailure(std::exception_ptr failure);
+
+// Runs a command's body; what it throws becomes its exit status.
+template <typename Body>
+int exitStatusOf(Body&& body) {
+  try {
+    return body();
+  } catch (...) {
+    return reportFailure(std::current_exception());
+  }
+}
 
 }  // namespace formac
 
