@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "codegen/StageFacts.h"
@@ -15,23 +16,27 @@
 namespace formac::codegen {
 namespace {
 
-constexpr int kThreads = 256;  // threads per block of every kernel
-constexpr int kRows = 4;       // rows per thread in interior blocks of fused kernels
+constexpr int kThreads = kCudaThreads;
+// Blocks within this much shared memory need no opt-in and leave room for
+// several blocks per SM; larger tiles are halved down to it where the halo
+// allows, and beyond it the kernel asks for the device's opt-in maximum.
+constexpr long long kDefaultSharedBytes = 48 * 1024;
+constexpr long long kHopperSharedBytes = 227 * 1024;
 
 class CudaGen {
  public:
   CudaGen(const ir::Pipeline& p, const CudaOptions& o)
       : p_(p), o_(o), n_(assignNames(p, o.kernelName)) {
-    // 32 x 64 tiles (rows x columns) waste less on halos; where their
-    // shared memory would leave a stage out of a group, 32 x 32 fuses more.
-    passes::FusionOptions wide;
-    wide.fuse = o.fuse;
-    wide.preferredTile = {32, 64};
-    passes::FusionOptions narrow = wide;
-    narrow.preferredTile = {32, 32};
-    groups_ = passes::planFusion(p, wide);
-    std::vector<passes::FusionGroup> fallback = passes::planFusion(p, narrow);
-    if (fallback.size() < groups_.size()) groups_ = fallback;
+    // Stages join a group while their tiles fit Hopper's opt-in shared
+    // memory at 32 x 64 (rows x columns); the tile is then halved down to the
+    // default 48 KB where the halo allows (the host checks the device's limit).
+    passes::FusionOptions fo;
+    fo.fuse = o.fuse;
+    fo.preferredTile = {32, 64};
+    fo.onChipBudget = kHopperSharedBytes;
+    fo.shrinkTo = kDefaultSharedBytes;
+    fo.inlineCheap = true;
+    groups_ = passes::planFusion(p, fo);
   }
 
   GeneratedCuda run() {
@@ -80,7 +85,12 @@ class CudaGen {
        << "/* Kernels index with int below this many points per image (with room for halos). */\n"
        << "#define FORMAC_INT_INDEX_LIMIT (2147483647LL - (1LL << 24))\n\n"
        << "extern \"C\" {\n" << declarations(true) << "}\n\n"
-       << helperPrelude("static __host__ __device__ __forceinline__") << "\n"
+       << helperPrelude("static __host__ __device__ __forceinline__")
+       << "/* Floating -> integer as x86 converts (and the evaluator): truncation toward\n"
+       << "   zero, INT_MIN outside int's range and for NaN; int8 and int16 keep the low\n"
+       << "   bits. CUDA's own conversion would saturate. */\n"
+       << "static __host__ __device__ __forceinline__ int formac_ftoi(double x) {\n"
+       << "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n\n"
        << "#define FORMAC_CUDA_CHECK(call, fail)                                          \\\n"
        << "  do {                                                                     \\\n"
        << "    cudaError_t formac_err = (call);                                       \\\n"
@@ -154,22 +164,6 @@ class CudaGen {
     return t;
   }
 
-  std::string fastCondition(size_t rank) const {
-    std::string t;
-    for (size_t d = 0; d < rank; ++d)
-      t += (d ? " && " : "") + std::string("q") + std::to_string(d) + " >= fast_lo" +
-           std::to_string(d) + " && q" + std::to_string(d) + " <= fast_hi" + std::to_string(d);
-    return t;
-  }
-
-  // The point's statements: check-free where every mode read is in range.
-  std::string pointCode(LoopNestOptions lo, bool fast, const std::string& ind) const {
-    if (!fast) return emitPointBody(lo, false, ind);
-    return ind + "if (" + fastCondition(lo.piece->axes.size()) + ") {\n" +
-           emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" +
-           emitPointBody(lo, true, ind + "  ") + ind + "}\n";
-  }
-
   // Kernels are templates over their index type I: int while every image has
   // fewer than 2^31 points (the host checks), long long beyond.
   std::string kernelParams(const std::string& params) const {
@@ -239,7 +233,7 @@ class CudaGen {
       }
       os << ind << "for (I q" << L << " = lo" << L << " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" << L
          << " <= hi" << L << "; q" << L << " += (I)gridDim.x * blockDim.x) {\n";
-      os << pointCode(lo, fast, ind + "  ");
+      os << cudaPointCode(lo, fast, ind + "  ");
       os << ind << "}\n";
       for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
         ind.resize(ind.size() - 2);
@@ -289,163 +283,17 @@ class CudaGen {
     return ids;
   }
 
-  // The loop over one region (rows r0.., columns c0..; H x W points): the
-  // block's threads take its points in row-major order, so every lane works
-  // however wide the halo makes the region; W is a constant, so i / W is a
-  // multiply and a shift. `body` computes point (q0, q1) at (r, c).
-  std::string regionLoops(const std::string& r0, const std::string& c0, int H, int W,
-                          const std::string& body, const std::string& ind) const {
-    return ind + "for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(H * W) + "; i += " +
-           std::to_string(kThreads) + ") {\n" + ind + "  const int r = i / " + std::to_string(W) + ", c = i % " +
-           std::to_string(W) + ";\n" + ind + "  const I q0 = " + r0 + " + r;\n" + ind + "  const I q1 = " + c0 +
-           " + c;\n" + body + ind + "}\n";
-  }
-
-  // Interior blocks: each thread computes kRows vertically adjacent points
-  // (seed 002's register tiling): the copies are computed first, then
-  // stored, so nvcc loads the taps the rows share once. `body(u)` computes
-  // point (q0, q1) into `val<u>`; `store(u)` writes it.
-  std::string regionLoopsUnrolled(const std::string& r0, const std::string& c0, int H, int W,
-                                  const std::function<std::string(int)>& body,
-                                  const std::function<std::string(int)>& store, const Type& type,
-                                  const std::string& ind) const {
-    int groups = (H + kRows - 1) / kRows;
-    std::string t = ind + "for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(groups * W) +
-                    "; i += " + std::to_string(kThreads) + ") {\n" + ind + "  const int r = (i / " +
-                    std::to_string(W) + ") * " + std::to_string(kRows) + ", c = i % " + std::to_string(W) +
-                    ";\n" + ind + "  const I q1 = " + c0 + " + c;\n";
-    for (int u = 0; u < kRows; ++u)
-      t += ind + "  " + cType(type) + " val" + std::to_string(u) + " = {};\n";
-    for (int u = 0; u < kRows; ++u) {
-      std::string guard = H % kRows == 0 ? "" : "if (r + " + std::to_string(u) + " < " + std::to_string(H) + ") ";
-      t += ind + "  " + guard + "{\n" + ind + "    const I q0 = " + r0 + " + r + " + std::to_string(u) + ";\n" +
-           body(u) + ind + "  }\n";
-    }
-    for (int u = 0; u < kRows; ++u) {
-      std::string guard = H % kRows == 0 ? "" : "if (r + " + std::to_string(u) + " < " + std::to_string(H) + ") ";
-      t += ind + "  " + guard + "{\n" + ind + "    const I q0 = " + r0 + " + r + " + std::to_string(u) + ";\n" +
-           ind + "    (void)q0;\n" + store(u) + ind + "  }\n";
-    }
-    return t + ind + "}\n";
-  }
-
-  // Whether the region [r0, r0+H) x [c0, c0+W) lies inside the box of lo/hi
-  // (and of fast_lo/fast_hi when the piece has boundary modes).
-  std::string insideCondition(const std::string& r0, const std::string& c0, int H, int W, bool fast) const {
-    std::string h = std::to_string(H - 1), w = std::to_string(W - 1);
-    std::string t = r0 + " >= lo0 && " + r0 + " + " + h + " <= hi0 && " + c0 + " >= lo1 && " + c0 + " + " + w + " <= hi1";
-    if (fast)
-      t += " && " + r0 + " >= fast_lo0 && " + r0 + " + " + h + " <= fast_hi0 && " + c0 + " >= fast_lo1 && " + c0 +
-           " + " + w + " <= fast_hi1";
-    return t;
-  }
-
-  // One block per sink tile. Each member is computed over its halo-extended
-  // region into shared memory (0 where the unfused stage would hold 0), then
-  // the sink reads the tiles and writes every point of its tile. Blocks whose
-  // regions lie inside the valid and check-free boxes run without any test
-  // (seed 002's interior tiles); the others test each point.
   std::string fusedKernel(const passes::FusionGroup& g) {
-    std::ostringstream os;
-    std::string params, args;
-    std::vector<int> ids = groupStages(g);
-    kernelSignature(ids, g.sink, params, args);
-    const int TY = g.tile[0], TX = g.tile[1];
-    std::map<int, const passes::GroupMember*> byStage;
-    for (const auto& m : g.members) byStage[m.stage] = &m;
-    auto regionH = [&](const passes::GroupMember& m) { return TY + m.haloLo[0] + m.haloHi[0]; };
-    auto regionW = [&](const passes::GroupMember& m) { return TX + m.haloLo[1] + m.haloHi[1]; };
-    auto tileAccess = [&](int id, const std::vector<std::string>& idx) -> std::string {
-      auto it = byStage.find(id);
-      if (it == byStage.end())
-        return name(id) + "[((" + idx[0] + ") * (" + size(stage(id).extent[1]) + ") + (" + idx[1] + "))]";
-      const passes::GroupMember& m = *it->second;
-      return "tile_" + name(id) + "[(int)((" + idx[0] + ") - (t0 - " + std::to_string(m.haloLo[0]) +
-             ")) * " + std::to_string(regionW(m)) + " + (int)((" + idx[1] + ") - (t1 - " +
-             std::to_string(m.haloLo[1]) + "))]";
-    };
-    os << "/* Fused: ";
-    for (int id : ids) os << name(id) << (id == g.sink ? "" : ", ");
-    os << " -- one block per " << TY << "x" << TX << " tile of " << name(g.sink)
-       << "; intermediates in shared memory (seed 003, Algorithm 1). */\n";
-    for (int id : ids) os << stageComment(stage(id));
-    os << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") " << fusedName(g) << "("
-       << kernelParams(params) << ") {\n";
-    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
-    os << "  const I t0 = (I)blockIdx.y * " << TY << ";\n"
-       << "  const I t1 = (I)blockIdx.x * " << TX << ";\n";
-    for (const auto& m : g.members)
-      os << "  __shared__ " << cType(stage(m.stage).type) << " tile_" << name(m.stage) << "["
-         << regionH(m) * regionW(m) << "];\n";
-    for (const auto& m : g.members) {
-      const ir::Stage& s = stage(m.stage);
-      const ir::Piece& pc = s.pieces[0];
-      LoopNestOptions lo = nestOptions(s, pc);
-      lo.access = tileAccess;
-      int H = regionH(m), W = regionW(m);
-      std::string r0 = "(t0 - " + std::to_string(m.haloLo[0]) + ")", c0 = "(t1 - " + std::to_string(m.haloLo[1]) + ")";
-      bool fast = needsBorderChecks(lo);
-      std::string target = "tile_" + name(m.stage) + "[r * " + std::to_string(W) + " + c]";
-      LoopNestOptions direct = lo;
-      direct.resultVariable = target;
-      LoopNestOptions viaV = lo;
-      viaV.resultVariable = "v";
-      os << "  /* " << name(m.stage) << ": rows t0-" << m.haloLo[0] << "..t0+" << TY - 1 + m.haloHi[0]
-         << ", columns t1-" << m.haloLo[1] << "..t1+" << TX - 1 + m.haloHi[1] << " */\n  {\n"
-         << boxDeclarations(lo, fast, "    ")
-         << "    if (" << insideCondition(r0, c0, H, W, fast) << ") {\n"
-         << regionLoopsUnrolled(
-                r0, c0, H, W,
-                [&](int u) {
-                  LoopNestOptions one = lo;
-                  one.resultVariable = "val" + std::to_string(u);
-                  return emitPointBody(one, false, "          ");
-                },
-                [&](int u) {
-                  return "          tile_" + name(m.stage) + "[(r + " + std::to_string(u) + ") * " + std::to_string(W) +
-                         " + c] = val" + std::to_string(u) + ";\n";
-                },
-                s.type, "      ")
-         << "    } else {\n"
-         << regionLoops(r0, c0, H, W,
-                        "        " + cType(s.type) + " v = {};\n"
-                        "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
-                            pointCode(viaV, fast, "          ") + "        }\n        " + target + " = v;\n",
-                        "      ")
-         << "    }\n  }\n  __syncthreads();\n";
-    }
-    const ir::Stage& s = stage(g.sink);
-    LoopNestOptions lo = nestOptions(s, s.pieces[0]);
-    lo.access = tileAccess;
-    bool fast = needsBorderChecks(lo);
-    std::string out = name(g.sink);
-    std::string zero = s.type.isStruct() ? "formac_make_" + s.type.structType->name + "(" +
-                                               [&] { std::string z; for (size_t i = 0; i < s.type.structType->fields.size(); ++i) z += (i ? ", 0" : "0"); return z; }() + ")"
-                                         : "(" + cType(s.type) + ")0";
-    os << "  /* " << out << ": every point of the tile (0 outside its valid box) */\n  {\n"
-       << boxDeclarations(lo, fast, "    ")
-       << "    const I rows = " << size(s.extent[0]) << ", cols = " << size(s.extent[1]) << ";\n"
-       << "    if (" << insideCondition("t0", "t1", TY, TX, fast) << ") {\n"
-       << regionLoopsUnrolled(
-              "t0", "t1", TY, TX,
-              [&](int u) {
-                LoopNestOptions one = lo;
-                one.resultVariable = "val" + std::to_string(u);
-                return emitPointBody(one, false, "          ");
-              },
-              [&](int u) {
-                return "          " + out + "[q0 * cols + q1] = val" + std::to_string(u) + ";\n";
-              },
-              s.type, "      ")
-       << "    } else {\n"
-       << regionLoops("t0", "t1", TY, TX,
-                      "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
-                          pointCode(lo, fast, "          ") +
-                          "        } else if (q0 < rows && q1 < cols) {\n          " + out + "[q0 * cols + q1] = " +
-                          zero + ";\n        }\n",
-                      "      ")
-       << "    }\n  }\n}\n\n";
-    return os.str();
+    FusedKernelRequest r;
+    r.pipeline = &p_;
+    r.names = &n_;
+    r.group = &g;
+    r.kernelName = fusedName(g);
+    std::string args;
+    kernelSignature(groupStages(g), g.sink, r.params, args);
+    r.params = kernelParams(r.params);
+    r.sourcePath = o_.sourcePath;
+    return fusedKernelSource(r);
   }
 
   std::string launchFused(const passes::FusionGroup& g) {
@@ -459,8 +307,33 @@ class CudaGen {
        << "      const dim3 grid((unsigned)((cols + " << g.tile[1] - 1 << ") / " << g.tile[1] << "), (unsigned)((rows + "
        << g.tile[0] - 1 << ") / " << g.tile[0] << "), 1);\n"
        << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n"
-       << launch(fusedName(g), "grid, block", args) << "    }\n  }\n";
+       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args) << "    }\n  }\n";
     return os.str();
+  }
+
+  // In create(): kernels above the default shared memory ask for the opt-in
+  // amount, after checking that the device has it.
+  std::string sharedMemoryOptIn() const {
+    std::string t;
+    for (const auto& g : groups_) {
+      long long bytes = g.fused() ? fusedSharedBytes(p_, g) : 0;
+      if (bytes <= kDefaultSharedBytes) continue;
+      std::string fail = "{ " + K() + "_destroy(ws); return NULL; }";
+      std::string B = std::to_string(bytes);
+      if (t.empty())
+        t += "  int device = 0, shared_optin = 0;\n"
+             "  FORMAC_CUDA_CHECK(cudaGetDevice(&device), " + fail + ");\n"
+             "  FORMAC_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), " +
+             fail + ");\n";
+      t += "  if (" + B + " > shared_optin) {\n"
+           "    fprintf(stderr, \"" + K() + ": " + fusedName(g) + " needs " + B +
+           " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
+           "    " + fail + "\n  }\n";
+      for (const char* I : {"int", "long long"})
+        t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + fusedName(g) + "<" + I +
+             ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
+    }
+    return t;
   }
 
   // ------------------------------------------------------------ workspace
@@ -500,7 +373,7 @@ class CudaGen {
     os << "extern \"C\" " << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
        << "  " << W << "* ws = (" << W << "*)calloc(1, sizeof *ws);\n  if (!ws) return NULL;\n";
     for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    os << extentChecks(p_, n_, K());
+    os << extentChecks(p_, n_, K()) << sharedMemoryOptIn();
     os << "  /* Buffers start at 0: the points a stage does not compute stay 0. */\n";
     for (const auto& b : buffers)
       os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.first << ", " << bytesOf(*b.second)

@@ -116,6 +116,20 @@ std::string constantValue(const Expr& e, bool cuda) {
   return structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), c), cuda);
 }
 
+// Whether `e` is a floating constant +-2^k whose reciprocal is a normal
+// number of the operation's type (float when `f`), and that reciprocal.
+bool exactReciprocal(const Expr& e, bool f, double* recip) {
+  if (e.kind != Expr::Const || !isFloating(e.type.scalar)) return false;
+  int exp = 0;
+  double m = std::frexp(e.floatValue, &exp);  // value = m * 2^exp, |m| in [0.5, 1)
+  if (std::fabs(m) != 0.5) return false;
+  int k = exp - 1;  // value = +-2^k
+  int limit = f ? 126 : 1022;
+  if (k < -limit || k > limit) return false;
+  *recip = std::ldexp(m > 0 ? 1.0 : -1.0, -k);
+  return true;
+}
+
 std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
                    const ExprContext& ctx) {
   if (ctx.access) return ctx.access(e.producer, idx) + field;
@@ -195,6 +209,16 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
                ", " + arg(1) + ")";
       if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Mul || e.binOp == BinOp::Div)) {
         bool f = e.type.scalar == ScalarKind::Float;
+        // x / 2^k is exactly x * 2^-k (the same real value, so the same
+        // rounding): a multiply instead of the division's iteration.
+        double recip;
+        if (e.binOp == BinOp::Div && exactReciprocal(*e.args[1], f, &recip)) {
+          Expr c = *e.args[1];
+          c.kind = Expr::Const;
+          c.type = e.type;
+          c.floatValue = recip;
+          return std::string(f ? "__fmul_rn(" : "__dmul_rn(") + arg(0) + ", " + cLiteral(c) + ")";
+        }
         std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
                                                : (f ? "__fdiv_rn(" : "__ddiv_rn(");
         return fn + arg(0) + ", " + arg(1) + ")";
@@ -207,7 +231,12 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       for (size_t i = 0; i < e.args.size(); ++i) a.push_back(arg(i));
       return mathCall(e, a, ctx.cuda);
     }
-    case Expr::Cast: return "((" + cType(e.type) + ")" + arg(0) + ")";
+    case Expr::Cast:
+      // Floating -> integer as the evaluator and the C code do it on x86;
+      // CUDA's own conversion saturates (formac_ftoi, CodeGen_CUDA).
+      if (ctx.cuda && !e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar))
+        return "((" + cType(e.type) + ")formac_ftoi(" + arg(0) + "))";
+      return "((" + cType(e.type) + ")" + arg(0) + ")";
     case Expr::Field:
       return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
     case Expr::MakeStruct: {
@@ -276,11 +305,13 @@ std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
     if (cuda) {
       std::string ty = st->builtinCuda ? st->name : "struct " + st->name;
       s += "static __host__ __device__ __forceinline__ " + ty + " formac_make_" + st->name + "(";
+      // Parameters f0, f1, ...: a field may be called anything, `v` included.
       for (size_t i = 0; i < st->fields.size(); ++i)
-        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " " + st->fields[i].name;
-      s += ") {\n  " + ty + " v;\n";
-      for (const auto& f : st->fields) s += "  v." + f.name + " = " + f.name + ";\n";
-      s += "  return v;\n}\n";
+        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " f" + std::to_string(i);
+      s += ") {\n  " + ty + " formac_value;\n";
+      for (size_t i = 0; i < st->fields.size(); ++i)
+        s += "  formac_value." + st->fields[i].name + " = f" + std::to_string(i) + ";\n";
+      s += "  return formac_value;\n}\n";
     }
     s += "#endif\n";
   }

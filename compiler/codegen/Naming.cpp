@@ -27,7 +27,8 @@ const std::set<std::string>& reserved() {
       // locals of the fused loops (FusedTiles_C) and the CUDA kernels and run()
       "a", "b", "v", "z", "i", "t0", "t1", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
       "row", "rest", "outer_count", "checked_end", "fast_end", "end", "tid", "nx", "ny", "nz",
-      "grid", "block", "rows", "cols", "w", "h", "budget", "dim3"};
+      "grid", "block", "rows", "cols", "w", "h", "budget", "dim3", "r", "c", "int_index", "device",
+      "shared_optin"};
   return words;
 }
 

@@ -47,11 +47,87 @@ bool tileReadable(const ir::Pipeline& p, int producer, int consumer) {
   return ok;
 }
 
+using Offsets = std::set<std::vector<int>>;
+
+// The offsets at which `consumer` reads `producer` (tile-readable reads only).
+Offsets readOffsets(const ir::Pipeline& p, int producer, int consumer) {
+  Offsets out;
+  for (const auto& pc : p.stages[static_cast<size_t>(consumer)].pieces)
+    forEachExpr(pc.body, [&](const ir::Expr& e) {
+      if (e.kind != ir::Expr::ImageRead || e.producer != producer) return;
+      std::vector<int> o;
+      for (const auto& a : e.axes) o.push_back(static_cast<int>(a.offset));
+      out.insert(o);
+    });
+  return out;
+}
+
+// Operations of a stage's body (reads, constants and locals are free).
+int operationCount(const Stage& s) {
+  int n = 0;
+  for (const auto& pc : s.pieces)
+    forEachExpr(pc.body, [&](const ir::Expr& e) {
+      switch (e.kind) {
+        case ir::Expr::Unary: case ir::Expr::Binary: case ir::Expr::Select: case ir::Expr::Cast: ++n; break;
+        case ir::Expr::Call: n += kInlineOps + 1; break;  // math calls are never cheap
+        default: break;
+      }
+    });
+  return n;
+}
+
+bool pointwise(const ir::Pipeline& p, const Stage& s) {
+  bool ok = true;
+  for (const auto& pc : s.pieces)
+    forEachExpr(pc.body, [&](const ir::Expr& e) {
+      if (e.kind == ir::Expr::IndexRead) ok = false;
+      if (e.kind != ir::Expr::ImageRead) return;
+      for (const auto& a : e.axes)
+        if (a.offset != 0 || a.scale != 1) ok = false;
+      if (!e.origin.empty() || e.firstDim != 0) ok = false;
+    });
+  (void)p;
+  return ok;
+}
+
+// Where member `pid` would be evaluated if inlined: per root (the sink or a
+// member with a tile, computed once per point of its region), the offsets
+// from that point — its consumers' read offsets, composed with the
+// consumers' own offsets where they are inlined.
+using Taps = std::map<int, Offsets>;
+Taps inlinedTaps(const ir::Pipeline& p, int pid, const std::vector<int>& consumers,
+                 const std::map<int, Taps>& inlined) {
+  Taps out;
+  for (int c : consumers) {
+    Offsets own = readOffsets(p, pid, c);
+    auto it = inlined.find(c);
+    if (it == inlined.end()) {
+      out[c].insert(own.begin(), own.end());
+      continue;
+    }
+    for (const auto& [root, offsets] : it->second)
+      for (const auto& a : offsets)
+        for (const auto& b : own) {
+          std::vector<int> sum(a.size());
+          for (size_t d = 0; d < a.size(); ++d) sum[d] = a[d] + b[d];
+          out[root].insert(sum);
+        }
+  }
+  return out;
+}
+
+size_t evaluationsPerPoint(const Taps& t) {
+  size_t n = 0;
+  for (const auto& [root, offsets] : t) n += offsets.size();
+  return n;
+}
+
 }  // namespace
 
 long long FusionGroup::onChipBytes(const ir::Pipeline& p) const {
   long long total = 0;
   for (const auto& m : members) {
+    if (m.inlined) continue;
     long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
     for (size_t d = 0; d < tile.size(); ++d) n *= tile[d] + m.haloLo[d] + m.haloHi[d];
     total += n;
@@ -70,6 +146,23 @@ bool isFusedSink(const std::vector<FusionGroup>& groups, int stage) {
   for (const auto& g : groups)
     if (g.fused() && g.sink == stage) return true;
   return false;
+}
+
+// Halves the tile, rows first, while its tiles exceed `bytes` and it stays
+// larger than every member's halo (mirror and clamp reads need that).
+static void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes) {
+  for (size_t turn = 0; g.fused() && g.onChipBytes(p) > bytes; ++turn) {
+    bool halved = false;
+    for (size_t k = 0; k < g.tile.size() && !halved; ++k) {
+      size_t d = (turn + k) % g.tile.size();
+      int half = g.tile[d] / 2;
+      bool ok = half >= 1;
+      for (const auto& m : g.members)
+        if (half <= std::max(m.haloLo[d], m.haloHi[d])) ok = false;
+      if (ok) g.tile[d] = half, halved = true;
+    }
+    if (!halved) return;
+  }
 }
 
 std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o) {
@@ -94,6 +187,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       for (size_t d = 0; d < rank && d < o.preferredTile.size(); ++d)
         g.tile[rank - 1 - d] = o.preferredTile[o.preferredTile.size() - 1 - d];
       std::map<int, GroupMember> halos;
+      std::map<int, Taps> taps;  // inlined members: where they are evaluated
       halos[sid] = GroupMember{sid, std::vector<int>(rank, 0), std::vector<int>(rank, 0)};
       // Candidates in decreasing id order: all consumers are decided first.
       for (int pid = sid - 1; pid >= 0; --pid) {
@@ -121,13 +215,24 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
             m.haloHi[d] = std::max(m.haloHi[d], hi);
           }
         }
+        if (o.inlineCheap) {
+          Taps t = inlinedTaps(p, pid, cs, taps);
+          bool cheap = pointwise(p, ps) && operationCount(ps) <= kInlineOps;
+          if (evaluationsPerPoint(t) == 1 || cheap) {
+            m.inlined = true;
+            taps[pid] = t;
+          }
+        }
         // Clamp/mirror reads stay in the region only if the tile exceeds the halo.
         bool fits = true;
         for (size_t d = 0; d < rank; ++d)
           if (g.tile[d] <= std::max(m.haloLo[d], m.haloHi[d])) fits = false;
         FusionGroup trial = g;
         trial.members.insert(trial.members.begin(), m);
-        if (!fits || trial.onChipBytes(p) > o.onChipBudget) continue;
+        if (!fits || trial.onChipBytes(p) > o.onChipBudget) {
+          taps.erase(pid);
+          continue;
+        }
         g = trial;
         halos[pid] = m;
         groupOf[static_cast<size_t>(pid)] = gi;
@@ -135,6 +240,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       // Members are listed in topological (increasing id) order.
       std::sort(g.members.begin(), g.members.end(),
                 [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
+      if (o.shrinkTo > 0) shrinkTile(p, g, o.shrinkTo);
     }
     groups.push_back(g);
   }

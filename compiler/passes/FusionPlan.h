@@ -16,6 +16,14 @@
 // hulls of its consumers' reads, accumulated along the paths to the sink.
 // Clamp and mirror reads stay inside the region as long as the tile is at
 // least one point larger than the halo (checked by the planner).
+//
+// Inlining (FusionOptions::inlineCheap, the CUDA backend): a member is not
+// given a tile of its own but recomputed where it is read when that costs
+// little: it is evaluated once per point of one stage computed in memory or
+// in a tile (e.g. a gauss3 read only by the pointwise response), or it is
+// pointwise (reads everything at offset 0) with at most kInlineOps
+// operations (e.g. a product Ix*Ix read by a 3x3 window). Its halo still
+// counts for the tiles it reads.
 #pragma once
 
 #include <vector>
@@ -27,6 +35,7 @@ namespace formac::passes {
 struct GroupMember {
   int stage = -1;
   std::vector<int> haloLo, haloHi;  // region = [tile_lo - haloLo, tile_hi + haloHi] per dim
+  bool inlined = false;              // recomputed where read, no tile of its own
 };
 
 struct FusionGroup {
@@ -42,7 +51,13 @@ struct FusionOptions {
   int fusedRank = 2;            // fused code is generated for sinks of this rank
   long long onChipBudget = 48 * 1024;
   std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
+  bool inlineCheap = false;     // mark cheap members inlined (see above)
+  // When > 0: after grouping, halve the tile (rows first, then columns) while
+  // its tiles need more than this many bytes and it stays larger than the halo.
+  long long shrinkTo = 0;
 };
+
+constexpr int kInlineOps = 4;
 
 // Whether `stage` is computed inside a fused group (never in memory), or is
 // the sink of one (which writes every point of its extent, zeros included).

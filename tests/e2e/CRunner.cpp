@@ -30,22 +30,13 @@ namespace fs = std::filesystem;
 namespace formac::e2e {
 namespace {
 
-struct PreparedRun {
-  HarnessRun sizes;
-  std::vector<std::vector<unsigned char>> inputs;  // per Pipeline::inputs entry
-  std::vector<eval::Buffer> expected;              // per Pipeline::outputs entry
-};
-
 // One program on its way through the front end, the C compiler and the
 // comparison. `error` set means it failed (and stops there).
-struct Program {
+struct Program : PreparedProgram {
   const ProgramCase* spec = nullptr;
   int id = 0;
-  std::unique_ptr<SourceFile> source;
-  ir::Pipeline pipeline;
   std::string kernel;
   codegen::GeneratedC code;
-  std::vector<PreparedRun> runs;
   CaseOutcome outcome;
   std::string error;
   std::string notes;  // what the harness printed while it ran
@@ -107,81 +98,21 @@ uint32_t seedOf(const std::string& name) {
   return h;
 }
 
-// Front end, C generation, inputs and the evaluator's outputs.
+// Front end, inputs, the evaluator's outputs and C generation.
 void prepare(Program& g, bool singleKernel, const RunnerOptions& o) {
-  const ProgramCase& c = *g.spec;
   g.kernel = singleKernel ? "k" : "k" + std::to_string(g.id);
-  g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
+  std::string why = prepareProgram(*g.spec, g.kernel, g);
+  g.outcome.runsSkipped = g.runsSkipped;
+  if (!why.empty()) return fail(g, why);
   try {
-    ast::Program ast = parse(lex(*g.source));
-    Warnings warnings;
-    g.pipeline = buildPipeline(ast, g.kernel, warnings);
-    ir::verify(g.pipeline);
     codegen::COptions co;
     co.kernelName = g.kernel;
     co.sourcePath = g.source->path;
     co.fuse = o.fuse;
     co.openmp = o.openmp;
     g.code = codegen::generateC(g.pipeline, co);
-  } catch (const UserError& e) {
-    return fail(g, std::string("the front end rejects the program:\n") + e.what());
   } catch (const std::exception& e) {
-    return fail(g, std::string("compiling the program throws: ") + e.what());
-  }
-  const ir::Pipeline& p = g.pipeline;
-  std::mt19937 rng(seedOf(c.name));
-  std::vector<std::vector<long long>> runs = c.runs;
-  if (runs.empty()) runs.push_back({});
-  for (const auto& params : runs) {
-    if (params.size() != p.params.size())
-      return fail(g, "a run gives " + std::to_string(params.size()) + " parameter values for " +
-                         std::to_string(p.params.size()) + " parameters");
-    bool negative = false;
-    std::vector<std::vector<long long>> extents;
-    for (const auto& s : p.stages) {
-      extents.emplace_back();
-      for (const auto& e : s.extent) {
-        extents.back().push_back(ir::evalSize(e, params));
-        negative = negative || extents.back().back() < 0;
-      }
-    }
-    if (negative) {
-      ++g.outcome.runsSkipped;
-      continue;
-    }
-    auto count = [&](int stage) {
-      size_t n = 1;
-      for (long long e : extents[static_cast<size_t>(stage)]) n *= static_cast<size_t>(e);
-      return n;
-    };
-    PreparedRun run;
-    run.sizes.params = params;
-    eval::Inputs in;
-    in.params = params;
-    in.scalars.assign(p.scalars.size(), 0.0);
-    std::map<int, size_t> imageOfStage;
-    for (const auto& arg : p.inputs) {
-      if (arg.kind == ir::EntryArg::Image) {
-        const ir::Stage& s = p.stages[static_cast<size_t>(arg.index)];
-        imageOfStage[arg.index] = run.inputs.size();
-        run.inputs.push_back(randomImage(s.type, count(arg.index), rng));
-      } else {
-        ScalarValue v = randomScalar(p.scalars[static_cast<size_t>(arg.index)].type, rng);
-        in.scalars[static_cast<size_t>(arg.index)] = v.value;
-        run.inputs.push_back(v.bytes);
-      }
-      run.sizes.inputBytes.push_back(run.inputs.back().size());
-    }
-    for (const auto& s : p.stages)
-      if (s.kind == ir::Stage::Input) in.images.push_back(run.inputs.at(imageOfStage.at(s.id)).data());
-    for (int o : p.outputs)
-      run.sizes.outputBytes.push_back(count(o) * typeSize(p.stages[static_cast<size_t>(o)].type));
-    try {
-      run.expected = eval::evaluate(p, in);
-    } catch (const std::exception& e) {
-      return fail(g, "the evaluator throws for " + describeRun(p, params) + ": " + e.what());
-    }
-    g.runs.push_back(std::move(run));
+    return fail(g, std::string("generating C throws: ") + e.what());
   }
 }
 
@@ -293,6 +224,76 @@ int availableCpus() {
 }
 
 }  // namespace
+
+std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
+  g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
+  try {
+    ast::Program ast = parse(lex(*g.source));
+    Warnings warnings;
+    g.pipeline = buildPipeline(ast, kernel, warnings);
+    ir::verify(g.pipeline);
+  } catch (const UserError& e) {
+    return std::string("the front end rejects the program:\n") + e.what();
+  } catch (const std::exception& e) {
+    return std::string("compiling the program throws: ") + e.what();
+  }
+  const ir::Pipeline& p = g.pipeline;
+  std::mt19937 rng(seedOf(c.name));
+  std::vector<std::vector<long long>> runs = c.runs;
+  if (runs.empty()) runs.push_back({});
+  for (const auto& params : runs) {
+    if (params.size() != p.params.size())
+      return "a run gives " + std::to_string(params.size()) + " parameter values for " +
+             std::to_string(p.params.size()) + " parameters";
+    bool negative = false;
+    std::vector<std::vector<long long>> extents;
+    for (const auto& s : p.stages) {
+      extents.emplace_back();
+      for (const auto& e : s.extent) {
+        extents.back().push_back(ir::evalSize(e, params));
+        negative = negative || extents.back().back() < 0;
+      }
+    }
+    if (negative) {
+      ++g.runsSkipped;
+      continue;
+    }
+    auto count = [&](int stage) {
+      size_t n = 1;
+      for (long long e : extents[static_cast<size_t>(stage)]) n *= static_cast<size_t>(e);
+      return n;
+    };
+    PreparedRun run;
+    run.sizes.params = params;
+    eval::Inputs in;
+    in.params = params;
+    in.scalars.assign(p.scalars.size(), 0.0);
+    std::map<int, size_t> imageOfStage;
+    for (const auto& arg : p.inputs) {
+      if (arg.kind == ir::EntryArg::Image) {
+        const ir::Stage& s = p.stages[static_cast<size_t>(arg.index)];
+        imageOfStage[arg.index] = run.inputs.size();
+        run.inputs.push_back(randomImage(s.type, count(arg.index), rng));
+      } else {
+        ScalarValue v = randomScalar(p.scalars[static_cast<size_t>(arg.index)].type, rng);
+        in.scalars[static_cast<size_t>(arg.index)] = v.value;
+        run.inputs.push_back(v.bytes);
+      }
+      run.sizes.inputBytes.push_back(run.inputs.back().size());
+    }
+    for (const auto& s : p.stages)
+      if (s.kind == ir::Stage::Input) in.images.push_back(run.inputs.at(imageOfStage.at(s.id)).data());
+    for (int o : p.outputs)
+      run.sizes.outputBytes.push_back(count(o) * typeSize(p.stages[static_cast<size_t>(o)].type));
+    try {
+      run.expected = eval::evaluate(p, in);
+    } catch (const std::exception& e) {
+      return "the evaluator throws for " + describeRun(p, params) + ": " + e.what();
+    }
+    g.runs.push_back(std::move(run));
+  }
+  return "";
+}
 
 RunnerOptions defaultRunnerOptions() {
   RunnerOptions o;

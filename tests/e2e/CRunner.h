@@ -16,8 +16,14 @@
 // the evaluator's bytes and the inputs must come back unchanged.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "Harness.h"
+#include "eval/Evaluator.h"
+#include "ir/Pipeline.h"
+#include "support/Diagnostics.h"
 
 namespace formac::e2e {
 
@@ -50,6 +56,28 @@ struct RunnerOptions {
 };
 
 RunnerOptions defaultRunnerOptions();
+
+// One run of a program: its sizes, the bytes of each entry-point input and
+// the evaluator's outputs.
+struct PreparedRun {
+  HarnessRun sizes;
+  std::vector<std::vector<unsigned char>> inputs;  // per Pipeline::inputs entry
+  std::vector<eval::Buffer> expected;              // per Pipeline::outputs entry
+};
+
+// A program through the front end (entry point `kernel`) with its runs. The
+// random inputs depend only on the case's name, so every backend's test sees
+// the same ones.
+struct PreparedProgram {
+  std::unique_ptr<SourceFile> source;  // the pipeline's locations point into it
+  ir::Pipeline pipeline;
+  std::vector<PreparedRun> runs;  // the runs whose sizes give no negative extent
+  int runsSkipped = 0;
+};
+
+// Fills `out`; returns why the front end or the evaluator failed (empty when
+// they did not).
+std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& out);
 
 std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o);
 

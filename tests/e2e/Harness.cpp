@@ -113,7 +113,9 @@ std::string harnessMain(const std::vector<int>& programIds) {
   std::ostringstream os;
   os << "#include \"e2e.h\"\n#include <stdio.h>\n#include <string.h>\n\n"
      << "#define E2E_CANARY " << kCanary << "\n"
-     << R"(static FILE* e2e_open(const char* dir, const char* name, const char* mode) {
+     << R"(/* argv[3] when given: where the outputs go (else next to the inputs). */
+static const char* e2e_output_dir = NULL;
+static FILE* e2e_open(const char* dir, const char* name, const char* mode) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   return fopen(path, mode);
@@ -153,7 +155,7 @@ int e2e_save(const char* dir, int program, int run, int output, int call,
       break;
     }
   snprintf(name, sizeof name, "p%d_r%d_o%d_c%d.bin", program, run, output, call);
-  f = e2e_open(dir, name, "wb");
+  f = e2e_open(e2e_output_dir ? e2e_output_dir : dir, name, "wb");
   if (!f || fwrite(p, 1, bytes, f) != bytes) {
     printf("note cannot write %s\n", name);
     exit(3);
@@ -178,6 +180,7 @@ int e2e_unchanged(const char* dir, const char* name, const void* p, size_t bytes
      << R"(int main(int argc, char** argv) {
   int i;
   if (argc < 3) return 2;
+  if (argc > 3) e2e_output_dir = argv[3];
   for (i = atoi(argv[2]); i < e2e_count; ++i) {
     int bad;
     printf("start %d\n", i);

@@ -39,6 +39,8 @@ std::string harnessFunction(const ir::Pipeline& p, int id, const std::string& ke
 std::string harnessCommonHeader();
 // main.c: the helpers and main(), which runs the listed programs in order from
 // the position given as argv[2] and prints "start POS" / "done POS FAILURES".
+// Inputs are read from the directory argv[1]; outputs are written there too,
+// or into argv[3] when it is given.
 std::string harnessMain(const std::vector<int>& programIds);
 
 }  // namespace formac::e2e

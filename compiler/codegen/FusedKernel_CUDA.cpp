@@ -1,0 +1,463 @@
+#include "codegen/FusedKernel_CUDA.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "codegen/ExprPrinter.h"
+#include "codegen/StageFacts.h"
+#include "ir/Edges.h"
+
+namespace formac::codegen {
+
+// Rows per thread in interior blocks (seed 002's register tiling). Fixed:
+// choosing it per region to save a partial last pass (5 rows of a 32 x 66
+// region: 2 passes instead of 3) measured 5-17% slower on the H100, as rows
+// past the region's end need guards that keep nvcc from issuing the rows'
+// loads together.
+constexpr int kRows = 4;
+
+std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {
+  if (!fast) return emitPointBody(lo, false, ind);
+  std::string cond;
+  for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
+    std::string D = std::to_string(d);
+    cond += (d ? " && q" : "q") + D + " >= fast_lo" + D + " && q" + D + " <= fast_hi" + D;
+  }
+  return ind + "if (" + cond + ") {\n" + emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" +
+         emitPointBody(lo, true, ind + "  ") + ind + "}\n";
+}
+
+namespace {
+
+long long alignedTo16(long long n) { return (n + 15) / 16 * 16; }
+
+bool parseInteger(const std::string& s, long long* v) {
+  if (s.empty()) return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (size_t k = i; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  *v = std::stoll(s);
+  return true;
+}
+
+// "(n) - 1", "(n) - 1 - a" or "(n) - 1 + a" (LoopNest's upper bounds) as n and
+// the constant added to n.
+bool parseExtentBound(const std::string& text, std::string* n, long long* add) {
+  std::string s = text;
+  size_t space = s.find(' ');  // "M - 1": a parameter's last index
+  if (space != std::string::npos && space > 0 && s[0] != '(' &&
+      std::all_of(s.begin(), s.begin() + static_cast<long>(space), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+    s = "(" + s.substr(0, space) + ")" + s.substr(space);
+  if (s.empty() || s[0] != '(') return false;
+  int depth = 0;
+  size_t close = 0;
+  for (size_t i = 0; i < s.size() && !close; ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth == 0) close = i;
+  }
+  if (!close || s.compare(close, 5, ") - 1") != 0) return false;
+  *n = s.substr(0, close + 1);
+  std::string rest = s.substr(close + 5);
+  long long k = 0;
+  if (!rest.empty()) {
+    if (rest.size() < 4 || (rest.compare(0, 3, " - ") != 0 && rest.compare(0, 3, " + ") != 0) ||
+        !parseInteger(rest.substr(3), &k))
+      return false;
+    if (rest[1] == '-') k = -k;
+  }
+  *add = k - 1;
+  return true;
+}
+
+std::string plusConstant(const std::string& n, long long k) {
+  return k == 0 ? n : n + (k < 0 ? " - " + std::to_string(-k) : " + " + std::to_string(k));
+}
+
+// max(first, bounds...) with the integer bounds folded into one.
+std::string foldLower(const std::string& first, const std::vector<std::string>& bounds) {
+  std::vector<std::string> all = {first};
+  all.insert(all.end(), bounds.begin(), bounds.end());
+  bool haveInt = false;
+  long long best = 0;
+  std::vector<std::string> rest;
+  for (const auto& b : all) {
+    long long v;
+    if (parseInteger(b, &v)) {
+      best = haveInt ? std::max(best, v) : v;
+      haveInt = true;
+    } else if (std::find(rest.begin(), rest.end(), b) == rest.end()) {
+      rest.push_back(b);
+    }
+  }
+  std::string t = haveInt ? std::to_string(best) : "";
+  for (const auto& r : rest) t = t.empty() ? r : "formac_maxll(" + t + ", " + r + ")";
+  return t;
+}
+
+// min(first, bounds...) with the bounds on one extent folded into one.
+std::string foldUpper(const std::string& first, const std::vector<std::string>& bounds) {
+  std::vector<std::string> all = {first};
+  all.insert(all.end(), bounds.begin(), bounds.end());
+  std::vector<std::string> extents, rest;
+  std::map<std::string, long long> least;
+  for (const auto& b : all) {
+    std::string n;
+    long long k;
+    if (parseExtentBound(b, &n, &k)) {
+      if (!least.count(n)) extents.push_back(n), least[n] = k;
+      least[n] = std::min(least[n], k);
+    } else if (std::find(rest.begin(), rest.end(), b) == rest.end()) {
+      rest.push_back(b);
+    }
+  }
+  std::string t;
+  for (const auto& n : extents) rest.push_back(plusConstant(n, least[n]));
+  for (const auto& r : rest) t = t.empty() ? r : "formac_minll(" + t + ", " + r + ")";
+  return t;
+}
+
+class FusedWriter {
+ public:
+  explicit FusedWriter(const FusedKernelRequest& r)
+      : r_(r), p_(*r.pipeline), n_(*r.names), g_(*r.group) {
+    for (const auto& m : g_.members) byStage_[m.stage] = &m;
+    ids_ = memberIds();
+    ids_.push_back(g_.sink);
+  }
+
+  std::string run() {
+    std::ostringstream os;
+    os << "/* Fused: ";
+    for (int id : ids_) os << name(id) << (id == g_.sink ? "" : ", ");
+    os << " -- one block per " << TY() << "x" << TX() << " tile of " << name(g_.sink)
+       << " (seed 003, Algorithm 1).\n   In shared memory: ";
+    bool any = false;
+    for (const auto& m : g_.members)
+      if (!m.inlined) os << (any ? ", " : "") << name(m.stage), any = true;
+    os << (any ? "" : "nothing") << ". Recomputed where read: ";
+    any = false;
+    for (const auto& m : g_.members)
+      if (m.inlined) os << (any ? ", " : "") << name(m.stage), any = true;
+    os << (any ? "" : "nothing") << ". */\n";
+    for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
+    os << "template <typename I>\n__global__ void __launch_bounds__(" << kCudaThreads << ") " << r_.kernelName
+       << "(" << r_.params << ") {\n";
+    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
+    os << "  const I t0 = (I)blockIdx.y * " << TY() << ";\n"
+       << "  const I t1 = (I)blockIdx.x * " << TX() << ";\n"
+       << tiles() << boxes() << interiorFlag() << lambdas();
+    for (const auto& batch : batches()) os << batchCode(batch) << "  __syncthreads();\n";
+    os << sinkCode() << "}\n\n";
+    return os.str();
+  }
+
+ private:
+  const ir::Stage& stage(int id) const { return p_.stages[static_cast<size_t>(id)]; }
+  const std::string& name(int id) const { return n_.stage[static_cast<size_t>(id)]; }
+  int TY() const { return g_.tile[0]; }
+  int TX() const { return g_.tile[1]; }
+  std::vector<int> memberIds() const {
+    std::vector<int> ids;
+    for (const auto& m : g_.members) ids.push_back(m.stage);
+    return ids;
+  }
+  bool inlined(int id) const {
+    auto it = byStage_.find(id);
+    return it != byStage_.end() && it->second->inlined;
+  }
+  int halo(int id, size_t d, bool hi) const {
+    auto it = byStage_.find(id);
+    if (it == byStage_.end()) return 0;
+    return hi ? it->second->haloHi[d] : it->second->haloLo[d];
+  }
+  int H(int id) const { return TY() + halo(id, 0, false) + halo(id, 0, true); }
+  int W(int id) const { return TX() + halo(id, 1, false) + halo(id, 1, true); }
+  std::string r0(int id) const { return "(t0 - " + std::to_string(halo(id, 0, false)) + ")"; }
+  std::string c0(int id) const { return "(t1 - " + std::to_string(halo(id, 1, false)) + ")"; }
+
+  // Generated names: the "formac_" prefix is the generated code's own, and
+  // the part before the stage name differs between kinds (no two collide).
+  std::string box(int id, const char* kind, size_t d) const {
+    return std::string("formac_") + kind + std::to_string(d) + "_" + name(id);
+  }
+  std::string function(int id, bool checked) const { return (checked ? "formac_atc_" : "formac_at_") + name(id); }
+  std::string value(int id, int u) const { return "formac_v" + std::to_string(u) + "_" + name(id); }
+
+  // Reads of group stages: a tile, an inlined member's function, or memory.
+  std::string access(int id, const std::vector<std::string>& idx, bool checked) const {
+    auto it = byStage_.find(id);
+    if (it == byStage_.end())
+      return name(id) + "[((" + idx[0] + ") * (" + ir::printSize(stage(id).extent[1], n_.param) + ") + (" +
+             idx[1] + "))]";
+    if (it->second->inlined)
+      return function(id, checked) + "((I)(" + idx[0] + "), (I)(" + idx[1] + "))";
+    return "tile_" + name(id) + "[(int)((" + idx[0] + ") - " + r0(id) + ") * " + std::to_string(W(id)) +
+           " + (int)((" + idx[1] + ") - " + c0(id) + ")]";
+  }
+
+  LoopNestOptions options(int id, bool checked) const {
+    LoopNestOptions lo;
+    lo.pipeline = &p_;
+    lo.stage = &stage(id);
+    lo.piece = &stage(id).pieces[0];
+    lo.names = &n_;
+    lo.openmp = false;
+    lo.cuda = true;
+    lo.access = [this, checked](int pid, const std::vector<std::string>& idx) { return access(pid, idx, checked); };
+    return lo;
+  }
+  bool hasModes(int id) const { return needsBorderChecks(options(id, false)); }
+
+  // Shared memory: one tile per member that is not inlined.
+  std::string tiles() const {
+    std::string t;
+    long long offset = 0;
+    for (const auto& m : g_.members) {
+      if (m.inlined) continue;
+      if (t.empty()) t = "  extern __shared__ __align__(16) unsigned char formac_smem[];\n";
+      std::string T = cType(stage(m.stage).type);
+      t += "  " + T + "* const tile_" + name(m.stage) + " = reinterpret_cast<" + T + "*>(formac_smem + " +
+           std::to_string(offset) + ");  /* " + std::to_string(H(m.stage)) + " x " + std::to_string(W(m.stage)) +
+           " */\n";
+      offset = alignedTo16(offset + static_cast<long long>(H(m.stage)) * W(m.stage) *
+                                        static_cast<long long>(typeSize(stage(m.stage).type)));
+    }
+    return t;
+  }
+
+  // Per stage: where it is computed (lo..hi) and where its boundary-mode
+  // reads need no check (fast_lo..fast_hi), folded where constant.
+  std::string boxes() const {
+    std::string t = "  /* Where each stage is computed, and where its reads need no boundary check. */\n";
+    for (int id : ids_) {
+      LoopNestOptions lo = options(id, false);
+      bool fast = hasModes(id);
+      for (size_t d = 0; d < 2; ++d) {
+        std::string first = foldLower(pieceFirstIndex(lo, d), {});
+        std::string last = foldUpper(pieceLastIndex(lo, d), {});
+        t += "  const I " + box(id, "lo", d) + " = (I)(" + first + "), " + box(id, "hi", d) + " = (I)(" + last + ");\n";
+        if (fast)
+          t += "  const I " + box(id, "flo", d) + " = (I)(" + foldLower(first, fastLowerBounds(lo, d)) + "), " +
+               box(id, "fhi", d) + " = (I)(" + foldUpper(last, fastUpperBounds(lo, d)) + ");\n";
+      }
+    }
+    return t;
+  }
+  // The box of stage `id` under the names the point code uses.
+  std::string aliases(int id, const std::string& ind) const {
+    std::string t = ind + "const I lo0 = " + box(id, "lo", 0) + ", hi0 = " + box(id, "hi", 0) + ", lo1 = " +
+                    box(id, "lo", 1) + ", hi1 = " + box(id, "hi", 1) + ";\n";
+    if (hasModes(id))
+      t += ind + "const I fast_lo0 = " + box(id, "flo", 0) + ", fast_hi0 = " + box(id, "fhi", 0) +
+           ", fast_lo1 = " + box(id, "flo", 1) + ", fast_hi1 = " + box(id, "fhi", 1) + ";\n";
+    return t + ind + "(void)lo0; (void)hi0; (void)lo1; (void)hi1;\n";
+  }
+
+  // Interior blocks: every stage's region inside its boxes, so no point is tested.
+  std::string interiorFlag() const {
+    std::string t = "  /* Interior block: every region lies inside its stage's boxes; no point needs a test. */\n"
+                    "  const bool formac_interior =";
+    bool first = true;
+    for (int id : ids_) {
+      std::string rlo = r0(id), rhi = r0(id) + " + " + std::to_string(H(id) - 1);
+      std::string clo = c0(id), chi = c0(id) + " + " + std::to_string(W(id) - 1);
+      std::vector<std::pair<const char*, const char*>> kinds = {{"lo", "hi"}};
+      if (hasModes(id)) kinds.push_back({"flo", "fhi"});
+      for (const auto& [lo, hi] : kinds) {
+        t += std::string(first ? "" : " &&") + "\n      " + rlo + " >= " + box(id, lo, 0) + " && " + rhi + " <= " +
+             box(id, hi, 0) + " && " + clo + " >= " + box(id, lo, 1) + " && " + chi + " <= " + box(id, hi, 1);
+        first = false;
+      }
+    }
+    return t + ";\n";
+  }
+
+  // The statements of one point of stage `id` (emitPointBody), with every
+  // read of an inlined member bound first to a local: each is computed once
+  // per point however often the body reads it. Reading one that the body
+  // reads only under a condition costs no more than giving it a tile.
+  std::string pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
+                        const std::string& ind) const {
+    LoopNestOptions lo = options(id, checkedAccess);
+    lo.resultVariable = result;
+    std::map<std::string, std::string> seen;
+    std::string decls;
+    lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
+      std::string call = access(pid, idx, checkedAccess);
+      if (!inlined(pid)) return call;
+      auto it = seen.find(call);
+      if (it != seen.end()) return it->second;
+      std::string var = "formac_r" + std::to_string(seen.size()) + "_" + name(pid);
+      decls += ind + "const " + cType(stage(pid).type) + " " + var + " = " + call + ";\n";
+      return seen[call] = var;
+    };
+    std::string body = emitPointBody(lo, checkedBody, ind);
+    return decls + body;
+  }
+  // Checked blocks: check-free statements where the stage's boundary-mode
+  // reads are in range (fast_lo..fast_hi), resolved ones elsewhere.
+  std::string checkedPoint(int id, const std::string& result, const std::string& ind) const {
+    if (!hasModes(id)) return pointBody(id, true, false, result, ind);
+    return ind + "if (q0 >= fast_lo0 && q0 <= fast_hi0 && q1 >= fast_lo1 && q1 <= fast_hi1) {\n" +
+           pointBody(id, true, false, result, ind + "  ") + ind + "} else {\n" +
+           pointBody(id, true, true, result, ind + "  ") + ind + "}\n";
+  }
+
+  // Inlined members as functions of the point, check-free (interior blocks)
+  // and checked (0 outside the member's box, boundary modes resolved).
+  std::string lambdas() const {
+    std::string t;
+    for (const auto& m : g_.members) {
+      if (!m.inlined) continue;
+      std::string T = cType(stage(m.stage).type);
+      t += "  /* " + name(m.stage) + ": recomputed where it is read */\n"
+           "  auto " + function(m.stage, false) + " = [&](const I q0, const I q1) -> " + T + " {\n"
+           "    " + T + " v = {};\n" + pointBody(m.stage, false, false, "v", "    ") + "    return v;\n  };\n"
+           "  auto " + function(m.stage, true) + " = [&](const I q0, const I q1) -> " + T + " {\n" +
+           aliases(m.stage, "    ") + "    " + T + " v = {};\n"
+           "    if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
+           checkedPoint(m.stage, "v", "      ") + "    }\n    return v;\n  };\n";
+    }
+    return t;
+  }
+
+  // Whether `a` reads `b`, directly or through inlined members.
+  bool dependsOn(int a, int b) const {
+    bool found = false;
+    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
+      if (found || e.kind != ir::Expr::ImageRead) return;
+      if (e.producer == b || (inlined(e.producer) && dependsOn(e.producer, b))) found = true;
+    });
+    return found;
+  }
+
+  // Members with tiles, in order, grouped into loops: consecutive members of
+  // one region that do not read each other share a loop (and its loads).
+  std::vector<std::vector<int>> batches() const {
+    std::vector<std::vector<int>> out;
+    for (const auto& m : g_.members) {
+      if (m.inlined) continue;
+      bool join = !out.empty() && H(out.back()[0]) == H(m.stage) && W(out.back()[0]) == W(m.stage) &&
+                  r0(out.back()[0]) == r0(m.stage) && c0(out.back()[0]) == c0(m.stage);
+      for (int other : join ? out.back() : std::vector<int>{})
+        if (dependsOn(m.stage, other)) join = false;
+      if (join)
+        out.back().push_back(m.stage);
+      else
+        out.push_back({m.stage});
+    }
+    return out;
+  }
+
+  // Interior loop: each thread computes a few vertically adjacent points of
+  // every stage in `ids` (the copies share the taps they read), then stores.
+  std::string unrolledLoop(int region, const std::vector<int>& ids,
+                           const std::function<std::string(int, int)>& store) const {
+    int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows;
+    std::string ind = "      ";
+    std::string t = "    for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(groups * w) + "; i += " +
+                    std::to_string(kCudaThreads) + ") {\n" + ind + "const int r = (i / " + std::to_string(w) + ") * " +
+                    std::to_string(kRows) + ", c = i % " + std::to_string(w) + ";\n" + ind + "const I q1 = " +
+                    c0(region) + " + c;\n";
+    for (int id : ids)
+      for (int u = 0; u < kRows; ++u)
+        t += ind + cType(stage(id).type) + " " + value(id, u) + " = {};\n";
+    auto guard = [&](int u) {
+      return h % kRows == 0 ? std::string() : "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") ";
+    };
+    for (int u = 0; u < kRows; ++u) {
+      t += ind + guard(u) + "{\n" + ind + "  const I q0 = " + r0(region) + " + r + " + std::to_string(u) + ";\n";
+      for (int id : ids) t += ind + "  {\n" + pointBody(id, false, false, value(id, u), ind + "    ") + ind + "  }\n";
+      t += ind + "}\n";
+    }
+    for (int u = 0; u < kRows; ++u) {
+      t += ind + guard(u) + "{\n" + ind + "  const I q0 = " + r0(region) + " + r + " + std::to_string(u) + ";\n" +
+           ind + "  (void)q0;\n";
+      for (int id : ids) t += store(id, u);
+      t += ind + "}\n";
+    }
+    return t + "    }\n";
+  }
+
+  // Checked loop: every point of the region, tested against the boxes.
+  std::string checkedLoop(int region, const std::string& body) const {
+    int h = H(region), w = W(region);
+    return "    for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(h * w) + "; i += " +
+           std::to_string(kCudaThreads) + ") {\n      const int r = i / " + std::to_string(w) + ", c = i % " +
+           std::to_string(w) + ";\n      const I q0 = " + r0(region) + " + r;\n      const I q1 = " + c0(region) +
+           " + c;\n" + body + "    }\n";
+  }
+
+  std::string batchCode(const std::vector<int>& ids) const {
+    int region = ids[0];
+    std::string names, checked;
+    for (int id : ids) {
+      names += (names.empty() ? "" : ", ") + name(id);
+      checked += "      {\n" + aliases(id, "        ") + "        " + cType(stage(id).type) + " v = {};\n" +
+                 "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
+                 checkedPoint(id, "v", "          ") + "        }\n        tile_" + name(id) + "[r * " +
+                 std::to_string(W(id)) + " + c] = v;\n      }\n";
+    }
+    auto store = [&](int id, int u) {
+      return "        tile_" + name(id) + "[(r + " + std::to_string(u) + ") * " + std::to_string(W(id)) + " + c] = " +
+             value(id, u) + ";\n";
+    };
+    return "  /* " + names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
+           std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" + std::to_string(halo(region, 1, false)) +
+           "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) + " */\n  if (formac_interior) {\n" +
+           unrolledLoop(region, ids, store) + "  } else {\n" + checkedLoop(region, checked) + "  }\n";
+  }
+
+  std::string sinkCode() const {
+    int sink = g_.sink;
+    const ir::Stage& s = stage(sink);
+    std::string out = name(sink);
+    std::string zero = "(" + cType(s.type) + ")0";
+    if (s.type.isStruct()) {
+      zero = "formac_make_" + s.type.structType->name + "(";
+      for (size_t i = 0; i < s.type.structType->fields.size(); ++i) zero += i ? ", 0" : "0";
+      zero += ")";
+    }
+    auto store = [&](int id, int u) {
+      return "        " + out + "[q0 * cols + q1] = " + value(id, u) + ";\n";
+    };
+    return "  /* " + out + ": every point of the tile (0 outside its valid box) */\n" + aliases(sink, "  ") +
+           "  const I rows = " + ir::printSize(s.extent[0], n_.param) + ", cols = " +
+           ir::printSize(s.extent[1], n_.param) + ";\n  if (formac_interior) {\n" + unrolledLoop(sink, {sink}, store) +
+           "  } else {\n" +
+           checkedLoop(sink, "      if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
+                                 checkedPoint(sink, "", "        ") +
+                                 "      } else if (q0 < rows && q1 < cols) {\n        " + out +
+                                 "[q0 * cols + q1] = " + zero + ";\n      }\n") +
+           "  }\n";
+  }
+
+  const FusedKernelRequest& r_;
+  const ir::Pipeline& p_;
+  const Names& n_;
+  const passes::FusionGroup& g_;
+  std::map<int, const passes::GroupMember*> byStage_;
+  std::vector<int> ids_;  // members, then the sink
+};
+
+}  // namespace
+
+std::string fusedKernelSource(const FusedKernelRequest& r) { return FusedWriter(r).run(); }
+
+long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) {
+  long long offset = 0;
+  for (const auto& m : g.members) {
+    if (m.inlined) continue;
+    long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
+    for (size_t d = 0; d < g.tile.size(); ++d) n *= g.tile[d] + m.haloLo[d] + m.haloHi[d];
+    offset = alignedTo16(offset + n);
+  }
+  return offset;
+}
+
+}  // namespace formac::codegen

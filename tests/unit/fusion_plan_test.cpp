@@ -1,0 +1,102 @@
+// The fusion planner (compiler/passes/FusionPlan): which stages join a group,
+// which members the CUDA backend inlines, and how tiles shrink to fit.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "lex/Lexer.h"
+#include "parse/Parser.h"
+#include "passes/FusionPlan.h"
+#include "sema/Sema.h"
+
+namespace formac {
+namespace {
+
+ir::Pipeline compile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  SourceFile file{path, text.str()};
+  Warnings warnings;
+  return buildPipeline(parse(lex(file)), "k", warnings);
+}
+
+std::string example(const std::string& name) {
+  return std::string(FORMAC_SOURCE_DIR) + "/examples/" + name + "/" + name + ".idsl";
+}
+
+// "ix ix2" style summary: tiled members, then "|", then inlined members.
+std::string members(const ir::Pipeline& p, const passes::FusionGroup& g) {
+  std::string tiled, inl;
+  for (const auto& m : g.members) {
+    std::string& to = m.inlined ? inl : tiled;
+    to += (to.empty() ? "" : " ") + p.stages[static_cast<size_t>(m.stage)].origin;
+  }
+  return tiled + " | " + inl;
+}
+
+passes::FusionOptions cudaOptions() {
+  passes::FusionOptions o;
+  o.preferredTile = {32, 64};
+  o.onChipBudget = 227 * 1024;
+  o.shrinkTo = 48 * 1024;
+  o.inlineCheap = true;
+  return o;
+}
+
+TEST(FusionPlan, HarrisKeepsGradientsInTilesAndInlinesTheRest) {
+  ir::Pipeline p = compile(example("harris"));
+  auto groups = passes::planFusion(p, cudaOptions());
+  ASSERT_EQ(groups.size(), 1u);
+  // Products are pointwise and cheap; each gauss3 is read once per point of the sink.
+  EXPECT_EQ(members(p, groups[0]),
+            "sobel_x(img:mirror) sobel_y(img:mirror) | product(ix, ix) product(iy, iy) product(ix, iy) "
+            "gauss3(ixx:mirror) gauss3(iyy:mirror) gauss3(ixy:mirror)");
+  EXPECT_EQ(groups[0].tile, (std::vector<int>{32, 64}));
+  // Mirror reads make the halos symmetric; the gradients feed a 3x3 window.
+  EXPECT_EQ(groups[0].members[0].haloLo, (std::vector<int>{1, 1}));
+  EXPECT_EQ(groups[0].members[0].haloHi, (std::vector<int>{1, 1}));
+  EXPECT_EQ(groups[0].onChipBytes(p), 2 * 34 * 66 * 4);
+}
+
+TEST(FusionPlan, CannyTilesStagesReadByTwoRoots) {
+  ir::Pipeline p = compile(example("canny"));
+  auto groups = passes::planFusion(p, cudaOptions());
+  ASSERT_EQ(groups.size(), 1u);
+  // gx and gy are read by mag (tiled) and by thin (inlined into the sink):
+  // inlining them would compute them twice. thin is read once per sink point.
+  EXPECT_EQ(members(p, groups[0]),
+            "gauss5(img:mirror) sobel_x(smooth:mirror) sobel_y(smooth:mirror) magnitude(gx, gy) | "
+            "thin(gx, gy, mag:mirror)");
+}
+
+TEST(FusionPlan, NothingInlinedWithoutTheOption) {
+  ir::Pipeline p = compile(example("harris"));
+  passes::FusionOptions o = cudaOptions();
+  o.inlineCheap = false;
+  auto groups = passes::planFusion(p, o);
+  ASSERT_EQ(groups.size(), 1u);
+  for (const auto& m : groups[0].members) EXPECT_FALSE(m.inlined);
+  // Eight tiles at 32x64 exceed 48 KB: the tile is halved, rows first.
+  EXPECT_EQ(groups[0].tile, (std::vector<int>{16, 64}));
+  EXPECT_LE(groups[0].onChipBytes(p), 48 * 1024);
+}
+
+TEST(FusionPlan, ShrinkingStopsAtTheHalo) {
+  ir::Pipeline p = compile(example("canny"));
+  passes::FusionOptions o = cudaOptions();
+  o.shrinkTo = 1;  // nothing fits: halve as far as the halos allow
+  auto groups = passes::planFusion(p, o);
+  ASSERT_EQ(groups.size(), 1u);
+  for (size_t d = 0; d < 2; ++d)
+    for (const auto& m : groups[0].members) {
+      EXPECT_GT(groups[0].tile[d], m.haloLo[d]);
+      EXPECT_GT(groups[0].tile[d], m.haloHi[d]);
+    }
+  EXPECT_EQ(groups[0].tile, (std::vector<int>{4, 4}));
+}
+
+}  // namespace
+}  // namespace formac
