@@ -1,4 +1,4 @@
-// The on-disk cache of compiled pipelines (JIT objects, CUDA libraries).
+// The on-disk cache of compiled pipelines (JIT objects and libraries, NVRTC modules).
 //
 // An entry is a file named by the SHA-256 of its key, where the key holds
 // everything the compiled bytes depend on: the generated source, the target

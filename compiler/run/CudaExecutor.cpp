@@ -1,19 +1,34 @@
-// The CUDA backend: the generated .cu (with the entry shim) compiled by nvcc
-// into a shared library, cached like the JIT's objects, loaded with dlopen.
-// NVRTC cannot compile the host half of the generated .cu (allocation and
-// launches); running only the kernels through the driver API needs codegen to
-// emit a kernels-only unit and a launch description (README.md, "Left to do").
-#include <dlfcn.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// The CUDA backend: the pipeline's kernels compiled by NVRTC and run through
+// the CUDA driver API, both opened at run time (CudaDriver.h), so a machine
+// with the NVIDIA driver and libnvrtc runs pipelines on its GPU without nvcc
+// or the CUDA Toolkit's headers.
+//
+// codegen::generateCudaKernels gives the kernels alone (templates over the
+// index type, no host code) and how to launch them; this file is the host
+// code the generated .cu would otherwise hold:
+//   compile  NVRTC, for the GPU's architecture (a CUBIN; PTX when NVRTC does
+//            not know the GPU), `kernel<int>` and `kernel<long long>` of
+//            every launch as name expressions. The image and the lowered
+//            names are cached (CompileCache.h) under a key of formac's
+//            version, NVRTC's version, the options and the source, so a
+//            second run loads them without compiling.
+//   prepare  a device buffer per stage that needs one, zeroed once (points a
+//            stage does not compute stay 0) and kept between runs.
+//   run      inputs host -> device, every launch in order on the default
+//            stream (grid and block as CodeGen_CUDA.h says), outputs device
+//            -> host, then a synchronisation; every CUDA error is a UserError
+//            with the driver's message.
+// Everything runs in GPU 0's primary context.
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
+#include <map>
 
 #include "codegen/CodeGen_CUDA.h"
+#include "run/Bindings.h"
 #include "run/CompileCache.h"
+#include "run/CudaDriver.h"
 #include "run/Executor.h"
 
 #ifndef FORMAC_VERSION
@@ -23,122 +38,317 @@
 namespace formac::run {
 namespace {
 
-bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+using namespace cuda;
+using Clock = std::chrono::steady_clock;
 
-// $FORMAC_NVCC, the nvcc CMake found, nvcc on PATH, /usr/local/cuda/bin/nvcc.
-std::string findNvcc() {
-  if (const char* env = std::getenv("FORMAC_NVCC")) return executable(env) ? env : "";
-#ifdef FORMAC_NVCC_PATH
-  if (executable(FORMAC_NVCC_PATH)) return FORMAC_NVCC_PATH;
-#endif
-  if (const char* path = std::getenv("PATH")) {
-    std::string dirs = path;
-    for (size_t at = 0; at <= dirs.size();) {
-      size_t colon = dirs.find(':', at);
-      if (colon == std::string::npos) colon = dirs.size();
-      std::string dir = dirs.substr(at, colon - at);
-      if (!dir.empty() && executable(dir + "/nvcc")) return dir + "/nvcc";
-      at = colon + 1;
+std::string took(Clock::time_point t0) {
+  double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s >= 0.1 ? "%.2f s" : "%.1f ms", s >= 0.1 ? s : s * 1e3);
+  return buf;
+}
+
+// GPU 0 and its primary context, held while an executor uses it.
+struct Gpu {
+  const Driver& d;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int major = 0, minor = 0;
+  std::string name;
+
+  explicit Gpu(const Driver& driver) : d(driver) {
+    auto noGpu = [&](const char* call, CUresult r) {
+      const char* text = nullptr;
+      if (d.cuGetErrorString(r, &text) != 0 || !text) text = "unknown error";
+      return UserError(std::string("--backend=cuda found no usable GPU (") + call + ": " + text + ")");
+    };
+    if (CUresult r = d.cuInit(0)) throw noGpu("cuInit", r);
+    if (CUresult r = d.cuDeviceGet(&device, 0)) throw noGpu("cuDeviceGet", r);
+    char text[256] = {};
+    d.check(d.cuDeviceGetName(text, sizeof text - 1, device), "cuDeviceGetName");
+    name = text;
+    d.check(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+            "cuDeviceGetAttribute");
+    d.check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+            "cuDeviceGetAttribute");
+    d.check(d.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+    if (CUresult r = d.cuCtxSetCurrent(context)) {
+      d.cuDevicePrimaryCtxRelease(device);
+      d.check(r, "cuCtxSetCurrent");
     }
   }
-  return executable("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
-}
-
-std::string quote(const std::string& s) {
-  std::string t = "'";
-  for (char c : s) t += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return t + "'";
-}
-
-// Runs a shell command; returns its exit status and what it printed.
-int capture(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
-  return pclose(pipe);
-}
-
-// "sm_90" for the first GPU (nvidia-smi), or "native".
-std::string gpuArch() {
-  std::string out;
-  if (capture("nvidia-smi --query-gpu=compute_cap --format=csv,noheader", out) == 0) {
-    std::string digits;
-    for (char c : out.substr(0, out.find('\n')))
-      if (isdigit(static_cast<unsigned char>(c))) digits += c;
-    if (digits.size() >= 2) return "sm_" + digits;
+  ~Gpu() {
+    if (context) d.cuDevicePrimaryCtxRelease(device);
   }
-  return "native";
+  void makeCurrent() const { d.check(d.cuCtxSetCurrent(context), "cuCtxSetCurrent"); }
+};
+
+// A cache entry: a header line, the lowered names one a line, the image.
+const std::string kEntryHeader = "formac nvrtc module 1";
+
+std::string packEntry(const NvrtcOutput& c) {
+  std::string t = kEntryHeader + "\n" + std::to_string(c.lowered.size()) + "\n";
+  for (const auto& n : c.lowered) t += n + "\n";
+  return t + c.image;
 }
 
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+bool unpackEntry(const std::string& bytes, size_t names, NvrtcOutput& c) {
+  size_t at = 0;
+  auto line = [&](std::string& out) {
+    size_t nl = bytes.find('\n', at);
+    if (nl == std::string::npos) return false;
+    out = bytes.substr(at, nl - at);
+    at = nl + 1;
+    return true;
+  };
+  std::string header, count;
+  if (!line(header) || header != kEntryHeader || !line(count) || count != std::to_string(names)) return false;
+  c.lowered.assign(names, "");
+  for (auto& n : c.lowered)
+    if (!line(n) || n.empty()) return false;
+  c.image = bytes.substr(at);
+  return !c.image.empty();
 }
+
+class CudaExecutor : public Executor {
+ public:
+  CudaExecutor(std::shared_ptr<const ir::Pipeline> p, codegen::CudaKernels k, std::shared_ptr<Gpu> gpu)
+      : p_(std::move(p)), k_(std::move(k)), gpu_(std::move(gpu)), d_(gpu_->d) {}
+
+  ~CudaExecutor() override {
+    if (d_.cuCtxSetCurrent(gpu_->context) != 0) return;
+    freeBuffers();
+    if (module_) d_.cuModuleUnload(module_);
+  }
+
+  // Loads the compiled module; functions_[i] are launch i's <int> and
+  // <long long> kernels, `lowered[names[i][j]]` their names.
+  void load(const std::string& image, const std::vector<std::string>& lowered,
+            const std::vector<std::array<size_t, 2>>& names) {
+    d_.check(d_.cuModuleLoadData(&module_, image.c_str()), "loading the compiled kernels (cuModuleLoadData)");
+    int optin = -1;
+    for (size_t i = 0; i < k_.launches.size(); ++i) {
+      const codegen::CudaLaunch& l = k_.launches[i];
+      std::array<CUfunction, 2> f{};
+      for (size_t j = 0; j < 2; ++j)
+        d_.check(d_.cuModuleGetFunction(&f[j], module_, lowered[names[i][j]].c_str()),
+                 "cuModuleGetFunction " + l.kernel);
+      functions_.push_back(f);
+      if (l.sharedBytes <= 48 * 1024) continue;
+      if (optin < 0)
+        d_.check(d_.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, gpu_->device),
+                 "cuDeviceGetAttribute");
+      if (l.sharedBytes > optin)
+        throw UserError("cuda: kernel " + l.kernel + " needs " + std::to_string(l.sharedBytes) +
+                        " bytes of shared memory per block, but " + gpu_->name + " allows " + std::to_string(optin) +
+                        " (try --no-fuse)");
+      for (CUfunction fn : f)
+        d_.check(
+            d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.sharedBytes)),
+            "cuFuncSetAttribute " + l.kernel);
+    }
+  }
+
+  void prepare(const std::vector<long long>& params) override {
+    gpu_->makeCurrent();
+    freeBuffers();
+    const ir::Pipeline& p = *p_;
+    paramsLong_ = params;
+    paramsInt_.assign(params.begin(), params.end());
+    extents_.clear();
+    intIndex_ = true;
+    for (const auto& s : p.stages) {
+      extents_.push_back(stageExtent(p, s.id, params));
+      long long points = 1;
+      for (long long n : extents_.back()) points = n > 0 && points > (1LL << 62) / n ? (1LL << 62) : points * n;
+      intIndex_ = intIndex_ && points < codegen::CudaKernels::kIntIndexLimit;
+    }
+    buffers_.assign(p.stages.size(), 0);
+    for (int id : k_.buffers) {
+      size_t bytes = bytesOf(id);
+      CUdeviceptr& b = buffers_[static_cast<size_t>(id)];
+      d_.check(d_.cuMemAlloc(&b, bytes + 16),
+               "allocating " + std::to_string(bytes) + " bytes for image '" + stage(id).name + "' (cuMemAlloc)");
+      d_.check(d_.cuMemsetD8(b, 0, bytes + 16), "cuMemsetD8");
+    }
+  }
+
+  void run(void* const* args) override {
+    gpu_->makeCurrent();
+    const ir::Pipeline& p = *p_;
+    std::vector<void*> scalars(p.scalars.size(), nullptr);
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      const ir::EntryArg& a = p.inputs[k];
+      if (a.kind == ir::EntryArg::Scalar) {
+        scalars[static_cast<size_t>(a.index)] = args[k];  // in the scalar's C type, as the kernels take it
+      } else if (size_t bytes = bytesOf(a.index)) {
+        d_.check(d_.cuMemcpyHtoD(buffer(a.index), args[k], bytes),
+                 "copying input '" + stage(a.index).name + "' to the GPU (cuMemcpyHtoD)");
+      }
+    }
+    std::vector<void*> values;
+    for (size_t i = 0; i < k_.launches.size(); ++i) {
+      const codegen::CudaLaunch& l = k_.launches[i];
+      unsigned grid[3], block[3];
+      if (!shape(l, grid, block)) continue;
+      values.clear();
+      for (const auto& a : l.args) {
+        size_t at = static_cast<size_t>(a.index);
+        if (a.kind == codegen::CudaKernelArg::Stage) {
+          buffer(a.index);  // checks that it exists
+          values.push_back(&buffers_[at]);
+        } else if (a.kind == codegen::CudaKernelArg::Scalar) {
+          values.push_back(scalars.at(at));
+        } else {
+          values.push_back(intIndex_ ? static_cast<void*>(&paramsInt_.at(at)) : &paramsLong_.at(at));
+        }
+      }
+      CUfunction f = functions_[i][intIndex_ ? 0 : 1];
+      d_.check(d_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                 static_cast<unsigned>(l.sharedBytes), nullptr, values.data(), nullptr),
+               "launching " + l.kernel + (intIndex_ ? "<int>" : "<long long>") + " (cuLaunchKernel)");
+    }
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+      int id = p.outputs[i];
+      if (size_t bytes = bytesOf(id))
+        d_.check(d_.cuMemcpyDtoH(args[p.inputs.size() + i], buffer(id), bytes),
+                 "running the kernels and copying output '" + stage(id).name + "' to the host (cuMemcpyDtoH)");
+    }
+    d_.check(d_.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+ private:
+  const ir::Stage& stage(int id) const { return p_->stages.at(static_cast<size_t>(id)); }
+  size_t bytesOf(int id) const {
+    size_t n = typeSize(stage(id).type);
+    for (long long e : extents_.at(static_cast<size_t>(id))) n *= static_cast<size_t>(e);
+    return n;
+  }
+  CUdeviceptr buffer(int id) const {
+    CUdeviceptr b = buffers_.at(static_cast<size_t>(id));
+    if (!b) throw InternalError("cuda: stage " + stage(id).name + " has no device buffer");
+    return b;
+  }
+  void freeBuffers() {
+    for (CUdeviceptr& b : buffers_)
+      if (b) d_.cuMemFree(b), b = 0;
+  }
+
+  // The grid and block of launch `l` (CodeGen_CUDA.h); false when its
+  // extent is empty.
+  bool shape(const codegen::CudaLaunch& l, unsigned grid[3], unsigned block[3]) const {
+    const std::vector<long long>& n = extents_.at(static_cast<size_t>(l.extentStage));
+    for (long long e : n)
+      if (e <= 0) return false;
+    auto ceilDiv = [](long long a, long long b) { return (a + b - 1) / b; };
+    auto clamp = [](long long v, long long most) { return static_cast<unsigned>(std::min(v, most)); };
+    size_t r = n.size();
+    grid[0] = grid[1] = grid[2] = block[0] = block[1] = block[2] = 1;
+    if (!l.tile.empty()) {  // fused: one tile of {rows, cols} per block, no striding
+      long long x = ceilDiv(n[1], l.tile[1]), y = ceilDiv(n[0], l.tile[0]);
+      if (x > 2147483647LL || y > 65535)
+        throw UserError("cuda: image '" + stage(l.extentStage).name + "' is too large for the fused kernel " +
+                        l.kernel + " (" + std::to_string(y) + " x " + std::to_string(x) +
+                        " tiles; at most 65535 rows of tiles): use --no-fuse");
+      block[0] = 32, block[1] = 8;
+      grid[0] = static_cast<unsigned>(x);
+      grid[1] = static_cast<unsigned>(y);
+    } else if (r == 1) {
+      block[0] = 256;
+      grid[0] = clamp(ceilDiv(n[0], 256), 1LL << 30);
+    } else if (r >= 2) {
+      long long outer = 1;
+      for (size_t d = 0; d + 2 < r; ++d) outer = std::min(outer * n[d], 65535LL);
+      block[0] = 32, block[1] = 8;
+      grid[0] = clamp(ceilDiv(n[r - 1], 32), 1LL << 30);
+      grid[1] = clamp(ceilDiv(n[r - 2], 8), 65535);
+      grid[2] = clamp(outer, 65535);
+    }
+    return true;
+  }
+
+  std::shared_ptr<const ir::Pipeline> p_;
+  codegen::CudaKernels k_;
+  std::shared_ptr<Gpu> gpu_;
+  const Driver& d_;
+  CUmodule module_ = nullptr;
+  std::vector<std::array<CUfunction, 2>> functions_;  // per launch: <int>, <long long>
+  std::vector<std::vector<long long>> extents_;       // per stage, for the prepared parameters
+  std::vector<CUdeviceptr> buffers_;                  // per stage; 0 when it has none
+  std::vector<long long> paramsLong_;
+  std::vector<int> paramsInt_;
+  bool intIndex_ = true;
+};
 
 }  // namespace
 
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report) {
-  std::string nvcc = findNvcc();
-  if (nvcc.empty())
-    throw UserError("--backend=cuda needs nvcc (the CUDA Toolkit): put it on PATH or set FORMAC_NVCC");
+  auto t0 = Clock::now();
+  const Driver& d = driver();
+  auto gpu = std::make_shared<Gpu>(d);
+  const Nvrtc& n = nvrtc();
+  int driverVersion = 0;
+  d.cuDriverGetVersion(&driverVersion);
+  report.notes.push_back("cuda: " + gpu->name + " (sm_" + std::to_string(gpu->major * 10 + gpu->minor) +
+                         "), driver for CUDA " + std::to_string(driverVersion / 1000) + "." +
+                         std::to_string(driverVersion % 1000 / 10) + "; NVRTC " + std::to_string(n.major) + "." +
+                         std::to_string(n.minor) + " from " + n.path + " (" + took(t0) + ")");
+
   codegen::CudaOptions co;
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
   co.fuse = o.fuse;
-  std::string source = codegen::generateCuda(*p, co).source + entryShim(*p, o.kernelName, true);
-  std::string arch = gpuArch();
-  std::string flags = "-O3 -shared -Xcompiler -fPIC -arch=" + arch;
-  std::string version;
-  capture(quote(nvcc) + " --version", version);
-  std::string key = std::string("formac ") + FORMAC_VERSION + "\n" + version + flags + "\n" + source;
-
-  CompileCache cache(o.cacheDir);
-  std::string library = cache.pathFor(key, ".so");
-  struct stat st;
-  bool cached = o.useCache && !cache.dir().empty() && stat(library.c_str(), &st) == 0;
-  std::string tempDir;
-  if (!cached) {
-    auto t0 = std::chrono::steady_clock::now();
-    char dirTemplate[] = "/tmp/formac-cuda-XXXXXX";
-    if (!mkdtemp(dirTemplate)) throw UserError("cuda: cannot make a temporary folder in /tmp");
-    tempDir = dirTemplate;
-    std::string cu = tempDir + "/pipeline.cu", so = tempDir + "/pipeline.so";
-    std::ofstream(cu, std::ios::binary) << source;
-    std::string output;
-    int status = capture(quote(nvcc) + " " + flags + " -o " + quote(so) + " " + quote(cu), output);
-    if (status != 0)
-      throw UserError("cuda: nvcc failed on the generated code (kept in " + cu + "):\n" + output);
-    char took[32];
-    std::snprintf(took, sizeof took, "%.2f s", secondsSince(t0));
-    report.notes.push_back("cuda: nvcc " + flags + ": " + took);
-    std::ifstream in(so, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (o.useCache && cache.store(key, ".so", bytes)) {
-      report.notes.push_back("cuda: cached as " + library);
-      std::remove(so.c_str());
-    } else {
-      library = so;
+  codegen::CudaKernels k = codegen::generateCudaKernels(*p, co);
+  // Name expressions: each kernel's two instantiations, once.
+  std::vector<std::string> names;
+  std::map<std::string, size_t> first;
+  std::vector<std::array<size_t, 2>> launchNames;
+  for (const auto& l : k.launches) {
+    if (!first.count(l.kernel)) {
+      first[l.kernel] = names.size();
+      names.push_back(l.kernel + "<int>");
+      names.push_back(l.kernel + "<long long>");
     }
-    std::remove(cu.c_str());
-  } else {
+    launchNames.push_back({first[l.kernel], first[l.kernel] + 1});
+  }
+
+  std::string arch = nvrtcArchitecture(n, gpu->major, gpu->minor);
+  std::string options;
+  for (const auto& opt : nvrtcOptions(arch)) options += (options.empty() ? "" : " ") + opt;
+  std::string key = std::string("formac ") + FORMAC_VERSION + "\nnvrtc " + std::to_string(n.major) + "." +
+                    std::to_string(n.minor) + "\n" + options + "\n";
+  for (const auto& name : names) key += name + "\n";
+  key += k.source;
+  CompileCache cache(o.cacheDir);
+  NvrtcOutput compiled;
+  auto t1 = Clock::now();
+  std::string bytes;
+  if (o.useCache && cache.load(key, ".nvrtc", bytes) && unpackEntry(bytes, names.size(), compiled)) {
     report.cached = true;
-    report.notes.push_back("cuda: cache hit " + library);
+    report.notes.push_back("cuda: cache hit, loaded " + cache.pathFor(key, ".nvrtc") + " (" + took(t1) + ")");
+  } else {
+    compiled = compileWithNvrtc(n, k.source, o.kernelName + ".cu", names, arch);
+    report.notes.push_back("cuda: NVRTC " + options + ": " + took(t1) + ", " + (compiled.cubin ? "CUBIN " : "PTX ") +
+                           std::to_string(compiled.image.size()) + " bytes");
+    if (o.useCache) {
+      if (cache.store(key, ".nvrtc", packEntry(compiled)))
+        report.notes.push_back("cuda: cached as " + cache.pathFor(key, ".nvrtc"));
+      else
+        report.notes.push_back("cuda: cannot write the cache in '" + cache.dir() + "' (not cached)");
+    }
   }
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!tempDir.empty()) {
-    std::remove((tempDir + "/pipeline.so").c_str());
-    rmdir(tempDir.c_str());
-  }
-  if (!handle) throw UserError(std::string("cuda: cannot load the compiled pipeline: ") + dlerror());
-  ShimFunctions f;
-  f.create = reinterpret_cast<void* (*)(const long long*)>(dlsym(handle, "formac_shim_create"));
-  f.run = reinterpret_cast<int (*)(void*, void* const*)>(dlsym(handle, "formac_shim_run"));
-  f.destroy = reinterpret_cast<void (*)(void*)>(dlsym(handle, "formac_shim_destroy"));
-  if (!f.create || !f.run || !f.destroy) throw InternalError("cuda: the entry shim is missing from " + library);
-  std::shared_ptr<void> keep(handle, [](void* h) { dlclose(h); });
-  return makeShimExecutor(f, keep, "cuda");
+
+  auto t2 = Clock::now();
+  size_t launches = k.launches.size();
+  auto e = std::make_unique<CudaExecutor>(std::move(p), std::move(k), gpu);
+  e->load(compiled.image, compiled.lowered, launchNames);
+  auto count = [](size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
+  };
+  report.notes.push_back("cuda: module loaded: " + count(names.size() / 2, "kernel") + ", " +
+                         count(launches, "launch") + " per run (" + took(t2) + ")");
+  return e;
 }
 
 }  // namespace formac::run

@@ -18,8 +18,7 @@ class ShimExecutor : public Executor {
     if (ws_) f_.destroy(ws_);
     ws_ = f_.create(params.data());
     if (!ws_)
-      throw UserError(backend_ + ": cannot allocate the intermediate images (out of memory" +
-                      (backend_ == "cuda" ? " on the GPU, or no GPU)" : ")"));
+      throw UserError(backend_ + ": cannot allocate the intermediate images (out of memory)");
   }
 
   void run(void* const* args) override {
@@ -40,15 +39,14 @@ std::unique_ptr<Executor> makeShimExecutor(const ShimFunctions& f, std::shared_p
   return std::make_unique<ShimExecutor>(f, std::move(keepAlive), backend);
 }
 
-std::string entryShim(const ir::Pipeline& p, const std::string& K, bool cuda) {
-  std::string ext = cuda ? "extern \"C\" " : "";
+std::string entryShim(const ir::Pipeline& p, const std::string& K) {
   std::string s =
       "\n/* formac run: the workspace API behind pointer arrays (compiler/run/Executor.h). */\n";
-  s += ext + "void* formac_shim_create(const long long* params) {\n  (void)params;\n  return (void*)" + K +
+  s += "void* formac_shim_create(const long long* params) {\n  (void)params;\n  return (void*)" + K +
        "_create(";
   for (size_t i = 0; i < p.params.size(); ++i) s += (i ? ", " : "") + std::string("(int)params[") + std::to_string(i) + "]";
   s += ");\n}\n";
-  s += ext + "int formac_shim_run(void* ws, void* const* args) {\n  (void)args;\n  return " + K + "_run((" + K +
+  s += "int formac_shim_run(void* ws, void* const* args) {\n  (void)args;\n  return " + K + "_run((" + K +
        "_workspace*)ws";
   size_t k = 0;
   for (const auto& in : p.inputs) {
@@ -61,7 +59,7 @@ std::string entryShim(const ir::Pipeline& p, const std::string& K, bool cuda) {
   for (int o : p.outputs)
     s += ", (" + codegen::cType(p.stages[static_cast<size_t>(o)].type) + "*)args[" + std::to_string(k++) + "]";
   s += ");\n}\n";
-  s += ext + "void formac_shim_destroy(void* ws) { " + K + "_destroy((" + K + "_workspace*)ws); }\n";
+  s += "void formac_shim_destroy(void* ws) { " + K + "_destroy((" + K + "_workspace*)ws); }\n";
   return s;
 }
 

@@ -3,9 +3,10 @@
 // An executor takes the caller's buffers in C layout and fills the outputs.
 // prepare() makes the intermediate buffers for one set of parameter values
 // (the generated code's NAME_create); run() may then be called any number
-// of times (NAME_run). Backends that compile (jit, cuda) append the entry
-// shim below to the generated code and call it through function pointers,
-// so the host needs no knowledge of the C calling convention.
+// of times (NAME_run). The JIT appends the entry shim below to the
+// generated code and calls it through function pointers, so the host needs
+// no knowledge of the C calling convention; cuda launches the kernels itself
+// through the driver API (CudaExecutor.cpp).
 #pragma once
 
 #include <memory>
@@ -51,16 +52,17 @@ bool jitAvailable();
 // cached object into LLJIT). Throws UserError when the JIT is not built in.
 std::unique_ptr<Executor> makeJitExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                           CompileReport& report);
-// Compiles the generated CUDA with nvcc into a shared library and loads it.
-// Throws UserError when nvcc or a GPU is missing.
+// Compiles the generated kernels with NVRTC (cached) and runs them through
+// the CUDA driver API on GPU 0; both libraries are opened at run time
+// (CudaDriver.h). Throws UserError when the driver, a GPU or NVRTC is missing.
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report);
 
-// The functions appended to generated code (C, or CUDA when `cuda`):
+// The functions appended to the generated C (the jit backend):
 //   void* formac_shim_create(const long long* params);   NAME_create
 //   int   formac_shim_run(void* ws, void* const* args);   NAME_run, args as above
 //   void  formac_shim_destroy(void* ws);                  NAME_destroy
-std::string entryShim(const ir::Pipeline& p, const std::string& kernelName, bool cuda);
+std::string entryShim(const ir::Pipeline& p, const std::string& kernelName);
 
 // The shim's functions, once loaded; shared by the compiling backends.
 struct ShimFunctions {

@@ -205,7 +205,7 @@ std::string runUsage() {
          "  -p, --param NAME=VALUE  a parameter (size) or a scalar input\n"
          "  -o, --output FILE       where to write the result (.png, .pgm, .ppm, .pnm, .pfm)\n"
          "  --backend=jit|eval|cuda jit: Clang in-process (the default when built with it);\n"
-         "                          eval: the reference evaluator; cuda: nvcc and the GPU\n"
+         "                          eval: the reference evaluator; cuda: the GPU (NVRTC)\n"
          "  --repeat N              run N times, report the median\n"
          "  --no-cache              compile again even if the cache has it\n"
          "  --no-fuse, -w           as for formac\n"

@@ -57,7 +57,7 @@ std::vector<unsigned char> runAheadOfTime(const CompiledPipeline& p, run::HostIm
   co.sourcePath = "aot";
   std::string dir = kScratch + "/aot_" + p.name();
   freshFolder(dir);
-  writeFile(dir + "/p.c", codegen::generateC(ir, co).source + run::entryShim(ir, p.name(), false));
+  writeFile(dir + "/p.c", codegen::generateC(ir, co).source + run::entryShim(ir, p.name()));
   CommandResult cc = runCommand(std::string(FORMAC_TEST_CC) + " -std=gnu99 -O2 -fopenmp -shared -fPIC -o " +
                                 quote(dir + "/p.so") + " " + quote(dir + "/p.c") + " -lm");
   EXPECT_EQ(cc.status, 0) << cc.output;

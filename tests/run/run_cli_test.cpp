@@ -1,6 +1,7 @@
 // `formac run` end to end: outputs of eval and jit byte-identical, every user
-// error (exit status 1, one clear message), the compile cache, and the JIT
-// with no C compiler on PATH.
+// error (exit status 1, one clear message), the compile cache, the JIT with
+// no C compiler on PATH, and --backend=cuda's host side on a stand-in driver.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -287,11 +288,139 @@ TEST_F(RunCli, ErrorBadCommandLine) {
   if (!kJit) expectError(base + " --backend=jit", "this formac was built without the JIT");
 }
 
-TEST_F(RunCli, ErrorCudaWithoutNvcc) {
+// ------------------------------------------------------------------ --backend=cuda without a GPU
+// The fake driver (fake_libcuda.c) stands in for libcuda.so.1; the real
+// outputs are checked on a GPU by tests/gpu/run_formac_run_cuda.sh.
+
+const std::string kFakeCuda = FORMAC_FAKE_CUDA;
+
+CommandResult cudaRun(const std::string& args, const std::string& env, const std::string& cacheHome = scratch("xdg")) {
+  return formacRun(args + " --backend=cuda", "FORMAC_LIBCUDA=" + quote(kFakeCuda) + " " + env, cacheHome);
+}
+
+bool needsNvrtc(const CommandResult& r) {
+  return r.output.find("--backend=cuda needs NVRTC") != std::string::npos ||
+         r.output.find("NVRTC did not load") != std::string::npos;
+}
+
+TEST_F(RunCli, ErrorCudaWithoutDriver) {
   CommandResult r = formacRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) +
-                              " --backend=cuda", "FORMAC_NVCC=/nonexistent/nvcc");
+                                  " --backend=cuda",
+                              "FORMAC_LIBCUDA=/nonexistent/libcuda.so.1");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("formac: error: --backend=cuda needs nvcc"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("formac: error: --backend=cuda needs the NVIDIA driver (libcuda.so.1), which did not "
+                          "load from $FORMAC_LIBCUDA: /nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << r.output;
+  // And where there is no driver at all (this machine has none).
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (cuda) {
+    dlclose(cuda);
+    GTEST_SKIP() << "this machine has libcuda.so.1";
+  }
+  CommandResult plain = formacRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) +
+                                  " --backend=cuda", "FORMAC_LIBCUDA=");
+  EXPECT_EQ(plain.status, 1) << plain.output;
+  EXPECT_NE(plain.output.find("formac: error: --backend=cuda needs the NVIDIA driver (libcuda.so.1)"),
+            std::string::npos)
+      << plain.output;
+}
+
+TEST_F(RunCli, ErrorCudaWithoutGpu) {
+  CommandResult r = cudaRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")), "");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("formac: error: --backend=cuda found no usable GPU (cuInit: no CUDA-capable device is "
+                          "detected)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(RunCli, ErrorCudaWithoutNvrtc) {
+  CommandResult r = cudaRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+                            "FAKE_CUDA_DEVICES=1 FORMAC_NVRTC=/nonexistent/libnvrtc.so");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("formac: error: --backend=cuda: NVRTC did not load from $FORMAC_NVRTC: "
+                          "/nonexistent/libnvrtc.so"),
+            std::string::npos)
+      << r.output;
+}
+
+// The host side on the fake GPU: NVRTC, the cache, every launch's shape;
+// the kernels do nothing, so the output is the zeroed buffer.
+TEST_F(RunCli, CudaOnTheFakeGpuCompilesOnceThenHitsTheCache) {
+  std::string home = scratch("xdg_cuda"), log = scratch("launches.txt");
+  std::string env = "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log);
+  std::string args = quote(kCanny) + " -i " + quote(scratch("small.png")) + " -p low=0.25 -p high=0.5 -v -o ";
+  CommandResult first = cudaRun(args + quote(scratch("cuda1.png")), env, home);
+  if (needsNvrtc(first)) GTEST_SKIP() << "no NVRTC: " << first.output;
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("cuda: formac fake GPU (sm_90), driver for CUDA 12.4; NVRTC "), std::string::npos)
+      << first.output;
+  EXPECT_NE(first.output.find("cuda: NVRTC --gpu-architecture=sm_90 -std=c++17: "), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("cuda: cached as " + home + "/formac/"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("formac: canny 67x45 cuda: compile "), std::string::npos) << first.output;
+  EXPECT_EQ(first.output.find("(cached)"), std::string::npos) << first.output;
+  std::string launches = readFile(log);
+  EXPECT_NE(launches.find("canny_fused"), std::string::npos) << launches;
+  // Fused kernels: blocks of 32 x 8 threads over tiles of the 45 x 67 image.
+  EXPECT_NE(launches.find(" block 32 8 1 "), std::string::npos) << launches;
+
+  CommandResult second = cudaRun(args + quote(scratch("cuda2.png")), env, home);
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("cuda: cache hit, loaded " + home + "/formac/"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find(" (cached), run "), std::string::npos) << second.output;
+  EXPECT_EQ(second.output.find("cuda: NVRTC --gpu"), std::string::npos) << second.output;
+  EXPECT_EQ(readFile(log), launches + launches) << "the cached module launches the same kernels";
+  EXPECT_FALSE(readFile(scratch("cuda1.png")).empty());
+  EXPECT_TRUE(readFile(scratch("cuda1.png")) == readFile(scratch("cuda2.png")));
+
+  // Unfused: one kernel per stage and piece, the grid-stride shapes.
+  CommandResult unfused = cudaRun(args + quote(scratch("cuda3.png")) + " --no-fuse", env, home);
+  ASSERT_EQ(unfused.status, 0) << unfused.output;
+  EXPECT_NE(unfused.output.find("cuda: NVRTC --gpu"), std::string::npos) << unfused.output;
+  EXPECT_NE(readFile(log).find("_stage"), std::string::npos);
+  EXPECT_NE(readFile(log).find(" grid 3 6 1 block 32 8 1 shared 0"), std::string::npos) << readFile(log);
+}
+
+// Six fused stages reaching 4 points out: a tile needs more than the default
+// 48 KB of shared memory, so the kernel asks for the device's opt-in amount
+// (the fake driver rejects the launch otherwise).
+TEST_F(RunCli, CudaSharedMemoryOptIn) {
+  std::string program =
+      "stencil wide(vector#2 double X) { return (X@[-4,0] + X@[4,0] + X@[0,-4] + X@[0,4] + X) / 5.0; }\n"
+      "parameter M, N;\nvector#2 double a[M,N];\n";
+  for (int k = 0; k < 5; ++k) {
+    std::string from = k ? "s" + std::to_string(k - 1) : std::string("a");
+    program += "s" + std::to_string(k) + " = wide(" + from + ":mirror);\n";
+  }
+  writeFile(scratch("wide.idsl"), program + "return wide(s4:mirror);\n");
+  std::string log = scratch("wide_launches.txt");
+  CommandResult r = cudaRun(quote(scratch("wide.idsl")) + " -i " + quote(scratch("small.png")) + " -o " +
+                                quote(scratch("wide.pfm")),
+                            "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log));
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string launches = readFile(log);
+  size_t at = launches.rfind(" shared ");
+  ASSERT_NE(at, std::string::npos) << launches;
+  EXPECT_GT(std::stol(launches.substr(at + 8)), 48 * 1024) << launches;
+}
+
+TEST_F(RunCli, CudaErrorsOnTheFakeGpu) {
+  std::string base = quote(kBlur) + " -i " + quote(scratch("small.png")) + " -o " + quote(scratch("x.png"));
+  CommandResult launch = cudaRun(base, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_FAIL=cuLaunchKernel");
+  if (needsNvrtc(launch)) GTEST_SKIP() << "no NVRTC: " << launch.output;
+  EXPECT_EQ(launch.status, 1) << launch.output;
+  EXPECT_NE(launch.output.find("formac: error: cuda: launching blur_"), std::string::npos) << launch.output;
+  EXPECT_NE(launch.output.find("<int> (cuLaunchKernel): too many resources requested for launch (CUDA error 701)"),
+            std::string::npos)
+      << launch.output;
+  CommandResult alloc = cudaRun(base, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_FAIL=cuMemAlloc");
+  EXPECT_EQ(alloc.status, 1) << alloc.output;
+  EXPECT_NE(alloc.output.find("formac: error: cuda: allocating 12060 bytes for image 'input' (cuMemAlloc): "
+                              "out of memory (CUDA error 2)"),
+            std::string::npos)
+      << alloc.output;
 }
 
 TEST_F(RunCli, ErrorInTheProgram) {
