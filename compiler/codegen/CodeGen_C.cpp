@@ -66,6 +66,10 @@ class CGen {
        << "   Entry point: " << K() << " (see the header for the signature). */\n"
        << "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE /* sysconf's cache sizes */\n#endif\n"
        << "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+       << "#if defined(__GNUC__)\n/* sqrt sets errno only for a negative argument (its result is NaN either\n"
+       << "   way) and generated code never reads errno: const lets gcc and clang\n"
+       << "   vectorize it, as -fno-math-errno would. The values are the same. */\n"
+       << "float sqrtf(float) __attribute__((const));\ndouble sqrt(double) __attribute__((const));\n#endif\n"
        << "#if defined(__unix__) || defined(__APPLE__)\n#include <unistd.h>\n#endif\n"
        << "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n"
        << "/* Floating-point results must not depend on the compiler's contraction\n"
@@ -97,7 +101,26 @@ class CGen {
            "#else\n#define FORMAC_PRAGMA(x)\n"
            "FORMAC_HELPER int formac_thread_num(void) { return 0; }\n"
            "FORMAC_HELPER int formac_max_threads(void) { return 1; }\n#endif\n"
+           "/* A fused row function loops over a row: inlining it gains nothing and\n"
+           "   makes compile times several times longer. */\n"
+           "#if defined(__GNUC__)\n#define FORMAC_NOINLINE __attribute__((noinline))\n"
+           "#else\n#define FORMAC_NOINLINE\n#endif\n"
+           "/* Around a row function without integer arithmetic of the program's:\n"
+           "   gcc folds the index arithmetic better without wrapv. */\n"
+           "#if defined(__GNUC__) && !defined(__clang__)\n"
+           "#define FORMAC_NO_WRAPV_BEGIN _Pragma(\"GCC push_options\") _Pragma(\"GCC optimize(\\\"no-wrapv\\\")\")\n"
+           "#define FORMAC_NO_WRAPV_END _Pragma(\"GCC pop_options\")\n"
+           "#else\n#define FORMAC_NO_WRAPV_BEGIN\n#define FORMAC_NO_WRAPV_END\n#endif\n"
            "FORMAC_HELPER size_t formac_align64(size_t n) { return (n + 63) / 64 * 64; }\n"
+           "/* Asks for the bytes [p, p + n) ahead of their first read. */\n"
+           "FORMAC_HELPER void formac_prefetch(const void* p, size_t n) {\n"
+           "#if defined(__GNUC__)\n"
+           "  const char* c = (const char*)p;\n  size_t k;\n"
+           "  for (k = 0; k < n; k += 64) __builtin_prefetch(c + k);\n"
+           "#else\n  (void)p;\n  (void)n;\n#endif\n}\n"
+           "/* Row i of an image of n rows, or the nearest one: where a fused row reads. */\n"
+           "FORMAC_HELPER long long formac_row(long long i, long long n) {\n"
+           "  return i >= n ? n - 1 : (i < 0 ? 0 : i);\n}\n"
            "/* The L2 size of this machine (sysconf, else Linux sysfs; 512 KiB when\n"
            "   neither says). */\n"
            "FORMAC_HELPER size_t formac_l2_bytes(void) {\n"
@@ -176,6 +199,7 @@ class CGen {
       lo.names = &n_;
       lo.openmp = o_.openmp;
       lo.indent = 1;
+      lo.hoistBranchReads = true;
       os << emitPieceLoops(lo);
     }
     os << "}\n\n";

@@ -1,12 +1,16 @@
-// The fused CPU form of a fusion group (seed 003 §2.3): the sink's extent is
-// cut into tiles that OpenMP threads take in turn; for each tile every member
-// is computed over its halo-extended region into the thread's own buffers,
-// then the sink reads them and writes its points. The tile size is chosen at
-// run time so that one thread's buffers fit in half of the L2 cache.
+// The fused CPU form of a fusion group (seed 003 section 2.3, with Halide's
+// sliding windows): the sink's extent is cut into tiles, bands of TH rows by
+// strips of TW columns (the whole width while one thread's buffers fit in
+// half the L2), which OpenMP threads take in turn. Down a tile, each stored
+// member keeps a ring of its last rows and computes one new row per output
+// row, as far ahead of it as its consumers read (boundary modes included);
+// members that are cheap or read once are computed inside their consumers
+// instead (InlineMembers.h). Only the first rows of a band are computed twice.
 //
-// Each row of a region is cut into runs: zeros outside the member's valid box,
-// checked runs where a boundary-mode read may leave its image, and a
-// check-free run that the C compiler vectorizes.
+// Each stage's row is a function whose reads go through restrict pointers
+// to the rows they read, cut into runs: zeros outside the valid box, checked
+// runs where a boundary-mode read may leave its image, and a check-free run
+// that gcc and clang vectorize.
 #pragma once
 
 #include <string>
@@ -26,13 +30,14 @@ struct FusedGroupC {
   std::string signature;  // the function's parameters up to the sink buffer and the sizes
 };
 
-// The static C function computing the group. Beyond `signature` it takes
+// The static C functions computing the group (one per stored stage's row,
+// then the group's). Beyond `signature` the group's takes
 // `unsigned char* scratch, size_t scratch_stride, int nthreads, long long TH, long long TW`.
 std::string emitFusedGroupFunction(const FusedGroupC& g);
 
 // C statements (for NAME_create) that choose the tile (TH rows, TW columns)
-// for the group and the scratch bytes one thread needs; they assign the
-// lvalues `th`, `tw` and `bytes` given as strings.
+// for the group and the scratch bytes one thread needs for its rings; they
+// assign the lvalues `th`, `tw` and `bytes` given as strings.
 std::string emitTileChoice(const FusedGroupC& g, const std::string& th, const std::string& tw,
                            const std::string& bytes, const std::string& indent);
 

@@ -1,6 +1,8 @@
 #include "codegen/LoopNest.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -102,6 +104,69 @@ ir::ExprPtr zeroOutside(const LoopNestOptions& o, const ir::ExprPtr& e) {
   return c;
 }
 
+// `e` with every Local index moved up by `shift` and every node in `reads`
+// (by identity) replaced by a Local to its let.
+ir::ExprPtr relink(const ir::ExprPtr& e, int shift, const std::map<const ir::Expr*, int>& reads) {
+  auto r = reads.find(e.get());
+  if (r != reads.end()) {
+    auto l = std::make_shared<ir::Expr>();
+    l->kind = ir::Expr::Local;
+    l->type = e->type;
+    l->local = r->second;
+    return l;
+  }
+  bool changed = e->kind == ir::Expr::Local && shift != 0;
+  std::vector<ir::ExprPtr> args;
+  for (const auto& a : e->args) {
+    args.push_back(relink(a, shift, reads));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  auto c = std::make_shared<ir::Expr>(*e);
+  c->args = std::move(args);
+  if (c->kind == ir::Expr::Local) c->local += shift;
+  return c;
+}
+
+// What identifies a read: the same text means the same value.
+std::string readKey(const ir::Expr& e) {
+  std::string k = std::to_string(e.producer) + "/" + std::to_string(e.firstDim) + "/" +
+                  std::to_string(static_cast<int>(e.mode)) + "/" + std::to_string(e.constant) + "/" +
+                  std::to_string(e.field);
+  for (const auto& a : e.axes) k += "/" + std::to_string(a.offset) + "*" + std::to_string(a.scale);
+  for (const auto& o : e.origin) k += "/" + ir::printSize(o, {});
+  return k;
+}
+
+// The body with the reads under a branch of ?: loaded first, as lets
+// (LoopNestOptions::hoistBranchReads); one let per distinct read.
+ir::Body hoistBranchReads(const LoopNestOptions& o, const ir::Body& b) {
+  std::vector<const ir::Expr*> found;
+  std::function<void(const ir::Expr&, bool)> walk = [&](const ir::Expr& e, bool branch) {
+    if (e.kind == ir::Expr::ImageRead && branch) found.push_back(&e);
+    for (size_t i = 0; i < e.args.size(); ++i)
+      walk(*e.args[i], branch || (e.kind == ir::Expr::Select && i > 0));
+  };
+  for (const auto& l : b.lets) walk(*l.value, false);
+  walk(*b.result, false);
+  if (found.empty()) return b;
+  std::map<std::string, int> slot;  // read key -> its let
+  std::map<const ir::Expr*, int> reads;
+  ir::Body out;
+  for (const ir::Expr* e : found) {
+    auto [it, fresh] = slot.emplace(readKey(*e), static_cast<int>(out.lets.size()));
+    reads[e] = it->second;
+    if (!fresh) continue;
+    std::string name = o.names->stage[static_cast<size_t>(e->producer)];
+    for (const auto& a : e->axes) name += a.offset < 0 ? "_m" + std::to_string(-a.offset) : "_" + std::to_string(a.offset);
+    out.lets.push_back(ir::Let{name, e->type, std::make_shared<ir::Expr>(*e)});
+  }
+  int shift = static_cast<int>(out.lets.size());
+  for (const auto& l : b.lets) out.lets.push_back(ir::Let{l.name, l.type, relink(l.value, shift, reads)});
+  out.result = relink(b.result, shift, reads);
+  return out;
+}
+
 }  // namespace
 
 bool needsBorderChecks(const LoopNestOptions& o) {
@@ -173,6 +238,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
   ir::Piece pc = *o.piece;
+  if (o.hoistBranchReads) pc.body = hoistBranchReads(o, pc.body);
   for (auto& l : pc.body.lets) l.value = zeroOutside(o, l.value);
   pc.body.result = zeroOutside(o, pc.body.result);
   ExprContext ctx;

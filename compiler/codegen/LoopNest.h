@@ -31,6 +31,11 @@ struct LoopNestOptions {
   // When set, the point's value is assigned to this variable instead of
   // being stored into the stage's buffer.
   std::string resultVariable;
+  // Reads in a branch of ?: become lets evaluated first (the C backend): C
+  // vectorizers then see plain loads and a blend, not conditional loads.
+  // Every read of a point body is in range or guarded, so loading it
+  // unconditionally is safe; the values are the same.
+  bool hoistBranchReads = false;
 };
 
 std::string emitPieceLoops(const LoopNestOptions& o);
