@@ -253,6 +253,18 @@ vector#2 int8 img[M,N];
 e = d(img:extend);
 return s(e);
 )", kLarge));
+  // Images wide enough that one thread's rows of the fused rings exceed half
+  // of any L2: the CPU tiles cut them into strips (FusedTiles_C).
+  out.push_back(make("wide_strips", R"(stencil a(vector#2 float X) { return X@[-2,0] + X@[2,1] * 0.5f - X@[0,-3]; }
+stencil b(vector#2 float X) { return X@[-1,-1] - X@[2,2] + X; }
+stencil c(vector#2 float X, vector#2 float Y) { return X@[1,0] * Y@[-2,1] + Y@[0,3]; }
+parameter M, N;
+vector#2 float img[M,N];
+s1 = a(img:mirror);
+s2 = b(s1:clamped);
+s3 = a(s2);
+return c(s3:mirror, s1);
+)", {{7, 40009}, {12, 30011}, {3, 65537}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }
