@@ -1,7 +1,9 @@
 # FormacPackage.cmake — formac as a package other CMake projects use:
 #   find_package(formac) gives formac::formac (the compiler), formac::runtime
-#   (image I/O and timers, headers in <prefix>/include/formac) and
-#   formac_add_pipeline (FormacPipeline.cmake).
+#   (image I/O and timers, headers in <prefix>/include/formac),
+#   formac::run (the C++ API that compiles pipelines at run time,
+#   #include "run/Pipeline.h"; headers in <prefix>/include/formac/compiler)
+#   and formac_add_pipeline (FormacPipeline.cmake).
 # Included by the top-level CMakeLists.txt after runtime/ is added.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -10,6 +12,9 @@ include(CMakePackageConfigHelpers)
 # read the same in-tree and against an installed package.
 add_executable(formac::formac ALIAS formac)
 add_library(formac::runtime ALIAS formac_runtime)
+add_library(formac::run ALIAS formac_run)
+set_target_properties(formac_core PROPERTIES EXPORT_NAME core)
+set_target_properties(formac_run PROPERTIES EXPORT_NAME run)
 
 # runtime/ puts its source folder on the include path; an installed package
 # must point at the installed headers instead.
@@ -25,6 +30,13 @@ install(TARGETS formac EXPORT formacTargets
 install(TARGETS formac_runtime EXPORT formacTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# The C++ API and the compiler it runs (static libraries), with the compiler's
+# headers in their source layout (run/Pipeline.h includes ir/Pipeline.h, ...).
+install(TARGETS formac_core formac_run EXPORT formacTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/compiler/"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/formac/compiler"
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.inl")
 install(FILES "${PROJECT_SOURCE_DIR}/runtime/formac_image.h"
               "${PROJECT_SOURCE_DIR}/runtime/formac_timer.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/formac")
