@@ -20,20 +20,33 @@ namespace formac::codegen {
 // loads together.
 constexpr int kRows = 4;
 
-std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {
-  if (!fast) return emitPointBody(lo, false, ind);
+namespace {
+
+// "q0 >= fast_lo0 && q0 <= fast_hi0 && ...": the point's reads need no check.
+std::string fastCondition(size_t rank) {
   std::string cond;
-  for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
+  for (size_t d = 0; d < rank; ++d) {
     std::string D = std::to_string(d);
     cond += (d ? " && q" : "q") + D + " >= fast_lo" + D + " && q" + D + " <= fast_hi" + D;
   }
-  return ind + "if (" + cond + ") {\n" + emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" +
-         emitPointBody(lo, true, ind + "  ") + ind + "}\n";
+  return cond;
 }
 
-namespace {
-
-long long alignedTo16(long long n) { return (n + 15) / 16 * 16; }
+// Where each tiled member's tile starts in the dynamic shared memory (-1 for
+// inlined members; tiles 16-byte aligned), and the bytes of all of them.
+std::vector<long long> tileOffsets(const ir::Pipeline& p, const passes::FusionGroup& g, long long* total) {
+  std::vector<long long> at;
+  long long offset = 0;
+  for (const auto& m : g.members) {
+    at.push_back(m.inlined ? -1 : offset);
+    if (m.inlined) continue;
+    long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
+    for (size_t d = 0; d < g.tile.size(); ++d) n *= g.tile[d] + m.haloLo[d] + m.haloHi[d];
+    offset = (offset + n + 15) / 16 * 16;
+  }
+  *total = offset;
+  return at;
+}
 
 bool parseInteger(const std::string& s, long long* v) {
   if (s.empty()) return false;
@@ -216,16 +229,15 @@ class FusedWriter {
   // Shared memory: one tile per member that is not inlined.
   std::string tiles() const {
     std::string t;
-    long long offset = 0;
-    for (const auto& m : g_.members) {
-      if (m.inlined) continue;
+    long long total;
+    std::vector<long long> at = tileOffsets(p_, g_, &total);
+    for (size_t i = 0; i < g_.members.size(); ++i) {
+      int id = g_.members[i].stage;
+      if (at[i] < 0) continue;
       if (t.empty()) t = "  extern __shared__ __align__(16) unsigned char formac_smem[];\n";
-      std::string T = cType(stage(m.stage).type);
-      t += "  " + T + "* const tile_" + name(m.stage) + " = reinterpret_cast<" + T + "*>(formac_smem + " +
-           std::to_string(offset) + ");  /* " + std::to_string(H(m.stage)) + " x " + std::to_string(W(m.stage)) +
-           " */\n";
-      offset = alignedTo16(offset + static_cast<long long>(H(m.stage)) * W(m.stage) *
-                                        static_cast<long long>(typeSize(stage(m.stage).type)));
+      std::string T = cType(stage(id).type);
+      t += "  " + T + "* const tile_" + name(id) + " = reinterpret_cast<" + T + "*>(formac_smem + " +
+           std::to_string(at[i]) + ");  /* " + std::to_string(H(id)) + " x " + std::to_string(W(id)) + " */\n";
     }
     return t;
   }
@@ -303,8 +315,8 @@ class FusedWriter {
   // reads are in range (fast_lo..fast_hi), resolved ones elsewhere.
   std::string checkedPoint(int id, const std::string& result, const std::string& ind) const {
     if (!hasModes(id)) return pointBody(id, true, false, result, ind);
-    return ind + "if (q0 >= fast_lo0 && q0 <= fast_hi0 && q1 >= fast_lo1 && q1 <= fast_hi1) {\n" +
-           pointBody(id, true, false, result, ind + "  ") + ind + "} else {\n" +
+    return ind + "if (" + fastCondition(2) + ") {\n" + pointBody(id, true, false, result, ind + "  ") + ind +
+           "} else {\n" +
            pointBody(id, true, true, result, ind + "  ") + ind + "}\n";
   }
 
@@ -450,14 +462,15 @@ class FusedWriter {
 std::string fusedKernelSource(const FusedKernelRequest& r) { return FusedWriter(r).run(); }
 
 long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) {
-  long long offset = 0;
-  for (const auto& m : g.members) {
-    if (m.inlined) continue;
-    long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
-    for (size_t d = 0; d < g.tile.size(); ++d) n *= g.tile[d] + m.haloLo[d] + m.haloHi[d];
-    offset = alignedTo16(offset + n);
-  }
-  return offset;
+  long long total;
+  tileOffsets(p, g, &total);
+  return total;
+}
+
+std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {
+  if (!fast) return emitPointBody(lo, false, ind);
+  return ind + "if (" + fastCondition(lo.piece->axes.size()) + ") {\n" + emitPointBody(lo, false, ind + "  ") +
+         ind + "} else {\n" + emitPointBody(lo, true, ind + "  ") + ind + "}\n";
 }
 
 }  // namespace formac::codegen

@@ -44,29 +44,6 @@ bool reads(const ir::Piece& pc, int producer) {
   return any;
 }
 
-// Every read at offset 0: the member's value at a point needs its
-// producers at that point only, whatever the read's boundary mode.
-bool pointwise(const ir::Piece& pc) {
-  bool ok = true;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    if (e.kind == Expr::IndexRead) ok = false;
-    if (e.kind != Expr::ImageRead) return;
-    if (e.firstDim != 0 || !e.origin.empty()) ok = false;
-    for (const auto& a : e.axes)
-      if (a.offset != 0 || a.scale != 1) ok = false;
-  });
-  return ok;
-}
-
-int operations(const ir::Piece& pc) {
-  int n = 0;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    if (e.kind == Expr::Unary || e.kind == Expr::Binary || e.kind == Expr::Select || e.kind == Expr::Cast) ++n;
-    if (e.kind == Expr::Call) n += kCheapOperations + 1;  // a math call is never cheap
-  });
-  return n;
-}
-
 // The reads of `producer` in a piece.
 std::vector<const Expr*> readsOf(const ir::Piece& pc, int producer) {
   std::vector<const Expr*> out;
@@ -151,7 +128,7 @@ InlinedGroup inlineMembers(const ir::Pipeline& p, const Names& names, const pass
         for (const auto& a : r->axes) offsetReads = offsetReads || a.offset != 0;
       }
     }
-    bool cheap = !s.type.isStruct() && pointwise(member) && operations(member) <= kCheapOperations;
+    bool cheap = !s.type.isStruct() && passes::cheapPointwise(member);
     if (cheap && !keepsOwnRead) {
       for (int c : consumers) substitute(out.pieces.at(c), m.stage, member);
     } else if (consumers.size() == 1 && !offsetReads && coversExtent(p, s)) {

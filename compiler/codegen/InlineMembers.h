@@ -2,7 +2,7 @@
 // of being stored row by row (FusedTiles_C.h), and the stage bodies with those
 // members written into their consumers:
 //  - a pointwise member (it reads everything at offset 0) of at most
-//    kCheapOperations operations is substituted at each read: Ixx = Ix*Ix
+//    passes::kInlineOps operations is substituted at each read: Ixx = Ix*Ix
 //    read by a 3x3 window becomes Ix@[a]*Ix@[a] at each offset a;
 //  - a member computed on its whole extent and read by one consumer only, at
 //    offset 0 only, becomes lets of that consumer (computed once per point):
@@ -18,8 +18,6 @@
 #include "passes/FusionPlan.h"
 
 namespace formac::codegen {
-
-constexpr int kCheapOperations = 4;
 
 struct InlinedGroup {
   std::set<int> inlined;            // members computed inside their consumers

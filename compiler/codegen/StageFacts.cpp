@@ -4,17 +4,16 @@
 
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
+#include "passes/FusionPlan.h"
 
 namespace formac::codegen {
 
 bool coversExtent(const ir::Pipeline& p, const ir::Stage& s) {
-  if (s.pieces.size() != 1) return false;
+  if (!passes::isWholeStencil(p, s)) return false;
   const ir::Piece& pc = s.pieces[0];
   int np = static_cast<int>(p.params.size());
   for (size_t d = 0; d < pc.axes.size(); ++d) {
     long long c;
-    if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
-    if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
     if (!ir::isConst(pc.validLo[d], &c) || c != 0) return false;
     if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
   }

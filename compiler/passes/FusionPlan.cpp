@@ -11,18 +11,6 @@ namespace {
 
 using ir::Stage;
 
-bool isWholeStencil(const ir::Pipeline& p, const Stage& s) {
-  if (s.kind != Stage::Computed || s.pieces.size() != 1) return false;
-  const ir::Piece& pc = s.pieces[0];
-  int np = static_cast<int>(p.params.size());
-  for (size_t d = 0; d < pc.axes.size(); ++d) {
-    long long c;
-    if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
-    if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
-  }
-  return true;
-}
-
 bool sameExtent(const ir::Pipeline& p, const Stage& a, const Stage& b) {
   if (a.rank() != b.rank()) return false;
   for (int d = 0; d < a.rank(); ++d)
@@ -62,34 +50,6 @@ Offsets readOffsets(const ir::Pipeline& p, int producer, int consumer) {
   return out;
 }
 
-// Operations of a stage's body (reads, constants and locals are free).
-int operationCount(const Stage& s) {
-  int n = 0;
-  for (const auto& pc : s.pieces)
-    forEachExpr(pc.body, [&](const ir::Expr& e) {
-      switch (e.kind) {
-        case ir::Expr::Unary: case ir::Expr::Binary: case ir::Expr::Select: case ir::Expr::Cast: ++n; break;
-        case ir::Expr::Call: n += kInlineOps + 1; break;  // math calls are never cheap
-        default: break;
-      }
-    });
-  return n;
-}
-
-bool pointwise(const ir::Pipeline& p, const Stage& s) {
-  bool ok = true;
-  for (const auto& pc : s.pieces)
-    forEachExpr(pc.body, [&](const ir::Expr& e) {
-      if (e.kind == ir::Expr::IndexRead) ok = false;
-      if (e.kind != ir::Expr::ImageRead) return;
-      for (const auto& a : e.axes)
-        if (a.offset != 0 || a.scale != 1) ok = false;
-      if (!e.origin.empty() || e.firstDim != 0) ok = false;
-    });
-  (void)p;
-  return ok;
-}
-
 // Where member `pid` would be evaluated if inlined: per root (the sink or a
 // member with a tile, computed once per point of its region), the offsets
 // from that point — its consumers' read offsets, composed with the
@@ -123,6 +83,37 @@ size_t evaluationsPerPoint(const Taps& t) {
 }
 
 }  // namespace
+
+bool isWholeStencil(const ir::Pipeline& p, const Stage& s) {
+  if (s.kind != Stage::Computed || s.pieces.size() != 1) return false;
+  const ir::Piece& pc = s.pieces[0];
+  int np = static_cast<int>(p.params.size());
+  for (size_t d = 0; d < pc.axes.size(); ++d) {
+    long long c;
+    if (!ir::isConst(pc.axes[d].start, &c) || c != 0 || pc.axes[d].step != 1) return false;
+    if (!ir::sameSize(pc.axes[d].count, s.extent[d], np)) return false;
+  }
+  return true;
+}
+
+bool cheapPointwise(const ir::Piece& pc) {
+  bool offsetZero = true;
+  int operations = 0;  // reads, constants and locals are free
+  forEachExpr(pc.body, [&](const ir::Expr& e) {
+    switch (e.kind) {
+      case ir::Expr::IndexRead: offsetZero = false; break;
+      case ir::Expr::ImageRead:
+        if (e.firstDim != 0 || !e.origin.empty()) offsetZero = false;
+        for (const auto& a : e.axes)
+          if (a.offset != 0 || a.scale != 1) offsetZero = false;
+        break;
+      case ir::Expr::Unary: case ir::Expr::Binary: case ir::Expr::Select: case ir::Expr::Cast: ++operations; break;
+      case ir::Expr::Call: operations += kInlineOps + 1; break;  // math calls are never cheap
+      default: break;
+    }
+  });
+  return offsetZero && operations <= kInlineOps;
+}
 
 long long FusionGroup::onChipBytes(const ir::Pipeline& p) const {
   long long total = 0;
@@ -217,7 +208,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
         }
         if (o.inlineCheap) {
           Taps t = inlinedTaps(p, pid, cs, taps);
-          bool cheap = pointwise(p, ps) && operationCount(ps) <= kInlineOps;
+          bool cheap = cheapPointwise(ps.pieces[0]);
           if (evaluationsPerPoint(t) == 1 || cheap) {
             m.inlined = true;
             taps[pid] = t;

@@ -59,6 +59,16 @@ struct FusionOptions {
 
 constexpr int kInlineOps = 4;
 
+// A computed stage of one piece that covers its whole extent, point by point
+// (start 0, step 1); what may join a group.
+bool isWholeStencil(const ir::Pipeline& p, const ir::Stage& s);
+
+// Whether a member is cheap to recompute where it is read: every read at
+// offset 0 (its value at a point needs its producers at that point only)
+// and at most kInlineOps operations (a math call counts as more). Shared by
+// the CUDA planner below and the CPU backend's InlineMembers.
+bool cheapPointwise(const ir::Piece& pc);
+
 // Whether `stage` is computed inside a fused group (never in memory), or is
 // the sink of one (which writes every point of its extent, zeros included).
 bool isFusedMember(const std::vector<FusionGroup>& groups, int stage);
