@@ -33,12 +33,21 @@
 #include "harris_nf.h"
 #include "peers.h"
 #ifdef BENCH_EXPERIMENTS
-// Diagnostic only (--experiments): formac's fused CUDA with every `long long`
-// replaced by `int` (prepare.sh makes these with sed), to measure what 64-bit
-// index arithmetic costs. Not formac output; never in the results table.
-#include "blur_i32.h"
-#include "canny_i32.h"
-#include "harris_i32.h"
+// Diagnostic only (--experiments): variants of formac's generated CUDA, made by
+// hand or by a modified formac, to measure a change before building it into
+// the compiler. .bench-gpu/exp/experiments.inc lists them, one line each:
+//   FORMAC_EXPERIMENT(pipeline, name, "what differs")
+// with name.cu / name.h beside it (formac --kernel-name name). Not formac
+// output; never in the results table.
+#define FORMAC_EXPERIMENT(p, n, label) FORMAC_DECLARE_##p(n)
+#define FORMAC_DECLARE_blur(n) \
+  extern "C" { struct n##_workspace* n##_create(int, int); int n##_run(struct n##_workspace*, float*, float*); void n##_destroy(struct n##_workspace*); }
+#define FORMAC_DECLARE_harris(n) \
+  extern "C" { struct n##_workspace* n##_create(int, int); int n##_run(struct n##_workspace*, float*, float, float*); void n##_destroy(struct n##_workspace*); }
+#define FORMAC_DECLARE_canny(n) \
+  extern "C" { struct n##_workspace* n##_create(int, int); int n##_run(struct n##_workspace*, float*, float, float, float*); void n##_destroy(struct n##_workspace*); }
+#include "experiments.inc"
+#undef FORMAC_EXPERIMENT
 #endif
 
 #define CK(call)                                                                              \
@@ -157,13 +166,10 @@ static struct {
   harris_nf_workspace* hn;
   canny_workspace* cf;
   canny_nf_workspace* cn;
-#ifdef BENCH_EXPERIMENTS
-  blur_i32_workspace* bx;
-  harris_i32_workspace* hx;
-  canny_i32_workspace* cx;
-#endif
 } g_ws;
 static bool g_experiments = false;
+// Workspaces of the experiments, destroyed with the others.
+static std::vector<std::function<void()>> g_destroy_experiments;
 static void reset_workspaces() {
   blur_destroy(g_ws.bf);
   blur_nf_destroy(g_ws.bn);
@@ -171,11 +177,8 @@ static void reset_workspaces() {
   harris_nf_destroy(g_ws.hn);
   canny_destroy(g_ws.cf);
   canny_nf_destroy(g_ws.cn);
-#ifdef BENCH_EXPERIMENTS
-  blur_i32_destroy(g_ws.bx);
-  harris_i32_destroy(g_ws.hx);
-  canny_i32_destroy(g_ws.cx);
-#endif
+  for (auto& f : g_destroy_experiments) f();
+  g_destroy_experiments.clear();
   memset(&g_ws, 0, sizeof g_ws);
 }
 
@@ -198,13 +201,6 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
                    if (!g_ws.bn) g_ws.bn = blur_nf_create(d.M, d.N);
                    return g_ws.bn ? blur_nf_run(g_ws.bn, d.in, d.out) : 1;
                  }});
-#ifdef BENCH_EXPERIMENTS
-    if (g_experiments)
-      v.push_back({"formac fused, int indices (diagnostic)", false, 0, nullptr, [](DevImages& d) {
-                     if (!g_ws.bx) g_ws.bx = blur_i32_create(d.M, d.N);
-                     return g_ws.bx ? blur_i32_run(g_ws.bx, d.in, d.out) : 1;
-                   }});
-#endif
     if (have_halide) {
       v.push_back({"Halide 32x8 tile", false, 0, nullptr, [](DevImages& d) { return halide_blur(8, d.in, d.M, d.N, d.out); }});
       v.push_back({"Halide 32x32 tile", false, 0, nullptr, [](DevImages& d) { return halide_blur(32, d.in, d.M, d.N, d.out); }});
@@ -223,13 +219,6 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
                    if (!g_ws.hn) g_ws.hn = harris_nf_create(d.M, d.N);
                    return g_ws.hn ? harris_nf_run(g_ws.hn, d.in, kHarrisK, d.out) : 1;
                  }});
-#ifdef BENCH_EXPERIMENTS
-    if (g_experiments)
-      v.push_back({"formac fused, int indices (diagnostic)", false, 0, nullptr, [](DevImages& d) {
-                     if (!g_ws.hx) g_ws.hx = harris_i32_create(d.M, d.N);
-                     return g_ws.hx ? harris_i32_run(g_ws.hx, d.in, kHarrisK, d.out) : 1;
-                   }});
-#endif
     if (have_halide) {
       v.push_back({"Halide 32x8 tile", false, 0, nullptr,
                    [](DevImages& d) { return halide_harris(8, d.in, kHarrisK, d.M, d.N, d.out); }});
@@ -249,13 +238,6 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
                    if (!g_ws.cn) g_ws.cn = canny_nf_create(d.M, d.N);
                    return g_ws.cn ? canny_nf_run(g_ws.cn, d.in, g_low, g_high, d.out) : 1;
                  }});
-#ifdef BENCH_EXPERIMENTS
-    if (g_experiments)
-      v.push_back({"formac fused, int indices (diagnostic)", true, 0, nullptr, [](DevImages& d) {
-                     if (!g_ws.cx) g_ws.cx = canny_i32_create(d.M, d.N);
-                     return g_ws.cx ? canny_i32_run(g_ws.cx, d.in, g_low, g_high, d.out) : 1;
-                   }});
-#endif
     if (have_halide) {
       v.push_back({"Halide 32x8 tile", true, 0, nullptr,
                    [](DevImages& d) { return halide_canny(8, d.in, g_low, g_high, d.M, d.N, d.out); }});
@@ -267,6 +249,27 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
                    "n/a: 8-bit, Sobel 3x3 without Gaussian, adds hysteresis",
                    [](DevImages& d) { return npp_canny(d.in8, d.out8, kNppLow, kNppHigh); }});
   }
+#ifdef BENCH_EXPERIMENTS
+  if (g_experiments) {
+    std::vector<Variant> x;  // after formac fused and --no-fuse, in the file's order
+#define FORMAC_CALL_blur(n, ws, d) n##_run(ws, d.in, d.out)
+#define FORMAC_CALL_harris(n, ws, d) n##_run(ws, d.in, kHarrisK, d.out)
+#define FORMAC_CALL_canny(n, ws, d) n##_run(ws, d.in, g_low, g_high, d.out)
+#define FORMAC_EXPERIMENT(pp, n, label)                                          \
+  if (p == #pp)                                                                  \
+    x.push_back(Variant{"exp " #n ": " label, p == "canny", 0, nullptr, [](DevImages& d) { \
+      static struct n##_workspace* ws = nullptr;                                  \
+      if (!ws) {                                                                  \
+        ws = n##_create(d.M, d.N);                                                \
+        g_destroy_experiments.push_back([] { n##_destroy(ws); ws = nullptr; });   \
+      }                                                                           \
+      return ws ? FORMAC_CALL_##pp(n, ws, d) : 1;                                 \
+    }});
+#include "experiments.inc"
+#undef FORMAC_EXPERIMENT
+    v.insert(v.begin() + 2, x.begin(), x.end());
+  }
+#endif
   return v;
 }
 

@@ -30,14 +30,10 @@ for p in blur harris canny; do
   "$FORMAC" "bench/gpu/$p.idsl" --print-cuda --no-fuse --kernel-name "${p}_nf" \
     --cuda-output "$B/gen/${p}_nf.cu" --header-file "$B/gen/${p}_nf.h"
 done
-# Diagnostic copies for bench_gpu --experiments: fused, every `long long` made
-# `int` (valid while M*N < 2^31). Not formac output.
+# Experiments (bench_gpu --experiments): variants of the generated CUDA kept in
+# $B/exp by whoever measures a change (name.cu, name.h and a line in
+# experiments.inc each: see bench_gpu.cu); left as they are.
 mkdir -p "$B/exp"
-for p in blur harris canny; do
-  "$FORMAC" "bench/gpu/$p.idsl" --print-cuda --kernel-name "${p}_i32" \
-    --cuda-output "$B/exp/${p}_i32.cu" --header-file "$B/exp/${p}_i32.h"
-  sed -i 's/long long/int/g' "$B/exp/${p}_i32.cu"
-done
 "$FORMAC" --version 2>/dev/null | head -1 > "$B/gen/FORMAC_VERSION" || true
 git -C "$repo" rev-parse --short HEAD > "$B/gen/REPO_COMMIT" 2>/dev/null || true
 
@@ -73,11 +69,14 @@ if command -v nvcc >/dev/null; then
   NV=(nvcc -arch=sm_90 -O3 -std=c++17 -I"$B/gen" -I"$here")
   pids=()
   for f in "$B"/gen/*.cu "$B"/exp/*.cu; do
+    [ -f "$f" ] || continue
     "${NV[@]}" -c "$f" -o "$B/check/$(basename "$f" .cu).o" -Xptxas -v > "$B/check/$(basename "$f" .cu).ptxas.txt" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid"; done
-  "${NV[@]}" -DBENCH_EXPERIMENTS -I"$B/exp" -c "$here/bench_gpu.cu" -o "$B/check/bench_gpu.o"
+  exp=()
+  [ -f "$B/exp/experiments.inc" ] && exp=(-DBENCH_EXPERIMENTS -I"$B/exp")
+  "${NV[@]}" "${exp[@]}" -c "$here/bench_gpu.cu" -o "$B/check/bench_gpu.o"
   "${NV[@]}" -c "$here/peers_npp.cu" -o "$B/check/peers_npp.o"
   hobjs=()
   if [ -d "$B/halide" ]; then

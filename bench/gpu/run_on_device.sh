@@ -5,8 +5,9 @@
 # CUDA, the NPP and Halide peers, the driver), runs it and prints the table
 # last. Writes logs and the table to $OUT when set (else .bench-gpu/out).
 #   bash bench/gpu/run_on_device.sh [bench_gpu options...]
-# Environment: EXPERIMENTS=1 first runs a diagnostic pass at 8192x8192 with
-# formac's fused CUDA hand-edited to 32-bit indices (bench_experiments.log);
+# Environment: EXPERIMENTS=1 first runs a diagnostic pass (sizes EXP_SIZES,
+# default 8192) with the variants listed in .bench-gpu/exp/experiments.inc
+# beside formac's own (bench_experiments.log; see bench_gpu.cu);
 # NCU=1 also profiles formac's fused canny kernel with Nsight
 # Compute (--clock-control none) and takes every kernel's duration and DRAM
 # bytes at 8192x8192 (ncu_kernels.csv).
@@ -31,7 +32,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,te
 # formac's generated CUDA, fused and unfused, in parallel
 pids=()
 exp=()
-[ -f "$B/exp/canny_i32.cu" ] && exp=(-DBENCH_EXPERIMENTS -I"$B/exp")
+[ -f "$B/exp/experiments.inc" ] && exp=(-DBENCH_EXPERIMENTS -I"$B/exp")
 for f in "$B"/gen/*.cu "$B"/exp/*.cu; do
   [ -f "$f" ] || continue
   n="$(basename "$f" .cu)"
@@ -86,8 +87,8 @@ fi
 echo "== built $B/build/bench_gpu" | tee -a "$log"
 
 if [ "${EXPERIMENTS:-0}" = 1 ] && [ ${#exp[@]} -gt 0 ]; then
-  echo "== diagnostic run (--experiments: formac's fused CUDA hand-edited to int indices)"
-  "$B/build/bench_gpu" --experiments --sizes 8192 --md "$OUTDIR/table_experiments.md" 2>&1 | tee "$OUTDIR/bench_experiments.log"
+  echo "== diagnostic run (--experiments: the variants of .bench-gpu/exp/experiments.inc)"
+  "$B/build/bench_gpu" --experiments --sizes "${EXP_SIZES:-8192}" --md "$OUTDIR/table_experiments.md" 2>&1 | tee "$OUTDIR/bench_experiments.log"
 fi
 
 echo "== running"

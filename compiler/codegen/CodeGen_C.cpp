@@ -83,7 +83,7 @@ class CGen {
        << declarations()
        << "#if defined(__GNUC__)\n#define FORMAC_HELPER static inline __attribute__((unused))\n"
        << "#else\n#define FORMAC_HELPER static inline\n#endif\n"
-       << helperPrelude("FORMAC_HELPER") << "\n" << cpuPrelude();
+       << helperPrelude("FORMAC_HELPER", false) << "\n" << cpuPrelude();
     for (size_t i = 0; i < groups_.size(); ++i) {
       if (groups_[i].fused()) os << emitFusedGroupFunction(fusedGroup(i));
       else os << stageFunction(p_.stages[static_cast<size_t>(groups_[i].sink)]);

@@ -105,7 +105,7 @@ class CudaGen {
   }
 
   std::string deviceHelpers() const {
-    return helperPrelude("static __host__ __device__ __forceinline__") +
+    return helperPrelude("static __host__ __device__ __forceinline__", true) +
            "/* Floating -> integer as x86 converts (and the evaluator): truncation toward\n"
            "   zero, INT_MIN outside int's range and for NaN; int8 and int16 keep the low\n"
            "   bits. CUDA's own conversion would saturate. */\n"

@@ -248,22 +248,36 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
   return "?";
 }
 
-std::string helperPrelude(const std::string& q) {
+std::string helperPrelude(const std::string& q, bool cuda) {
   std::string s;
-  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset. */\n";
-  s += q + " int formac_in_range(long long i, long long n) { return i >= 0 && i < n; }\n";
-  s += q + " long long formac_clamp(long long i, long long n) {\n"
-           "  return i < 0 ? 0 : (i >= n ? n - 1 : i);\n}\n";
-  s += q + " long long formac_wrap(long long i, long long n) {\n"
-           "  long long m = i % n;\n  return m < 0 ? m + n : m;\n}\n";
-  s += q + " long long formac_mirror(long long i, long long n) {\n"
-           "  long long period, m;\n"
-           "  if (i >= 0 && i < n) return i;\n"
-           "  if (n == 1) return 0;\n"
-           "  period = 2 * (n - 1);\n"
-           "  m = i % period;\n"
-           "  if (m < 0) m += period;\n"
-           "  return m < n ? m : period - m;\n}\n";
+  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset; an index at most\n"
+       "   one extent outside is resolved without a division. */\n";
+  // CUDA: templates, so that kernels indexing with int resolve in 32 bits
+  // (a 64-bit remainder is a called routine of ~70 instructions there).
+  std::string tpl = cuda ? "template <typename A, typename B>\n" : "";
+  std::string T = cuda ? "auto" : "long long", A = cuda ? "A" : "long long", B = cuda ? "B" : "long long";
+  std::string ret = cuda ? " -> decltype(i + n)" : "";
+  std::string open = cuda ? "  typedef decltype(i + n) T;\n" : "  typedef long long T;\n";
+  s += tpl + q + " int formac_in_range(" + A + " i, " + B + " n) { return i >= 0 && i < n; }\n";
+  s += tpl + q + " " + T + " formac_clamp(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  return i < 0 ? (T)0 : (i >= n ? (T)(n - 1) : (T)i);\n}\n";
+  s += tpl + q + " " + T + " formac_wrap(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  long long m;\n"
+       "  if (i >= 0 && i < n) return (T)i;\n"
+       "  if (i < 0 && i >= -n) return (T)(i + n);\n"
+       "  if (i >= n && i - n < n) return (T)(i - n);\n"
+       "  m = (long long)i % (long long)n;\n"
+       "  return (T)(m < 0 ? m + n : m);\n}\n";
+  s += tpl + q + " " + T + " formac_mirror(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  long long period, m;\n"
+       "  if (i >= 0 && i < n) return (T)i;\n"
+       "  if (n == 1) return (T)0;\n"
+       "  if (i < 0 && i > -n) return (T)(-i);\n"
+       "  if (i >= n && i - n < n - 1) return (T)((n - 1) - (i - (n - 1)));\n"
+       "  period = 2 * ((long long)n - 1);\n"
+       "  m = (long long)i % period;\n"
+       "  if (m < 0) m += period;\n"
+       "  return (T)(m < n ? m : period - m);\n}\n";
   s += "/* Integer division and remainder by zero give 0 (the evaluator agrees). */\n";
   s += q + " int formac_idiv(int a, int b) {\n"
            "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";

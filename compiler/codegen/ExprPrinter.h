@@ -42,7 +42,7 @@ std::string cType(const Type& t);
 // The prelude of helpers generated code relies on (boundary resolution,
 // integer division, min/max). `qualifier` is "static inline" or
 // "static __host__ __device__ __forceinline__".
-std::string helperPrelude(const std::string& qualifier);
+std::string helperPrelude(const std::string& qualifier, bool cuda);
 // Struct definitions, each guarded so a header and a .c may both carry them;
 // for CUDA also a formac_make_NAME constructor per struct.
 std::string structDefinitions(const ir::Pipeline& p, bool cuda);

@@ -163,7 +163,7 @@ class FusedWriter {
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  const I t0 = (I)blockIdx.y * " << TY() << ";\n"
        << "  const I t1 = (I)blockIdx.x * " << TX() << ";\n"
-       << tiles() << boxes() << interiorFlag() << lambdas();
+       << "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" << tiles() << boxes() << interiorFlag() << lambdas();
     for (const auto& batch : batches()) os << batchCode(batch) << "  __syncthreads();\n";
     os << sinkCode() << "}\n\n";
     return os.str();
@@ -293,10 +293,20 @@ class FusedWriter {
   // read of an inlined member bound first to a local: each is computed once
   // per point however often the body reads it. Reading one that the body
   // reads only under a condition costs no more than giving it a tile.
+  // Loads of several points placed before their arithmetic (LoopNestOptions::preload).
+  struct Preloads {
+    std::string declarations, assignments;
+  };
   std::string pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
-                        const std::string& ind) const {
+                        const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "") const {
     LoopNestOptions lo = options(id, checkedAccess);
     lo.resultVariable = result;
+    if (pre) {
+      lo.preload = [this](int pid) { return !inlined(pid); };
+      lo.preloadPrefix = prefix;
+      lo.preloadDeclarations = &pre->declarations;
+      lo.preloadAssignments = &pre->assignments;
+    }
     std::map<std::string, std::string> seen;
     std::string decls;
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
@@ -366,87 +376,192 @@ class FusedWriter {
     return out;
   }
 
-  // Interior loop: each thread computes a few vertically adjacent points of
-  // every stage in `ids` (the copies share the taps they read), then stores.
-  std::string unrolledLoop(int region, const std::vector<int>& ids,
-                           const std::function<std::string(int, int)>& store) const {
-    int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows;
-    std::string ind = "      ";
-    std::string t = "    for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(groups * w) + "; i += " +
-                    std::to_string(kCudaThreads) + ") {\n" + ind + "const int r = (i / " + std::to_string(w) + ") * " +
-                    std::to_string(kRows) + ", c = i % " + std::to_string(w) + ";\n" + ind + "const I q1 = " +
-                    c0(region) + " + c;\n";
-    for (int id : ids)
-      for (int u = 0; u < kRows; ++u)
-        t += ind + cType(stage(id).type) + " " + value(id, u) + " = {};\n";
-    auto guard = [&](int u) {
-      return h % kRows == 0 ? std::string() : "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") ";
-    };
-    for (int u = 0; u < kRows; ++u) {
-      t += ind + guard(u) + "{\n" + ind + "  const I q0 = " + r0(region) + " + r + " + std::to_string(u) + ";\n";
-      for (int id : ids) t += ind + "  {\n" + pointBody(id, false, false, value(id, u), ind + "    ") + ind + "  }\n";
-      t += ind + "}\n";
+  // How one point is stored: the statement for stage `id`, tile row and
+  // column expressions, and the value.
+  using Store = std::function<std::string(int, const std::string&, const std::string&, const std::string&)>;
+
+  // The rows a thread computes: `rows` adjacent rows from `r`, a row past
+  // the region's end clamped to its last row (recomputed and stored again by
+  // the same thread rather than guarded: every load stays unconditional).
+  std::string rowIndices(int h, int rows, const std::string& ind) const {
+    std::string t;
+    for (int u = 0; u < rows; ++u) {
+      std::string U = std::to_string(u);
+      t += ind + "const int formac_row" + U + " = " +
+           (h % rows ? "formac_min_i(r + " + U + ", " + std::to_string(h - 1) + ")" : "r + " + U) + ";\n";
     }
+    return t;
+  }
+
+  // Check-free points (interior blocks) of the stages `ids`, one per entry of
+  // `at`: every point's loads first, then every point's arithmetic, so that
+  // nvcc issues all the loads together (a correctly rounded division or
+  // square root branches, and nvcc does not move loads across a branch).
+  struct PointAt {
+    std::string position;              // the statements declaring q0 (and q1)
+    std::map<int, std::string> value;  // stage -> the variable of its value
+    std::string guard;                 // "if (...) " when the point may not exist
+  };
+  static std::string indentLines(const std::string& text, const std::string& ind) {
+    std::string t;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) t += ind + line + "\n";
+    return t;
+  }
+  std::string points(const std::vector<int>& ids, const std::vector<PointAt>& at, const std::string& in,
+                     bool preload = true) const {
+    std::string declarations, loads, arithmetic;
+    for (size_t k = 0; k < at.size(); ++k) {
+      std::string pointLoads, body;
+      for (int id : ids) {
+        Preloads mine;
+        std::string prefix = "formac_p" + std::to_string(k) + "_" + name(id) + "_";
+        body += in + "  {\n" + pointBody(id, false, false, at[k].value.at(id), in + "    ", preload ? &mine : nullptr, prefix) + in + "  }\n";
+        declarations += indentLines(mine.declarations, in);
+        pointLoads += indentLines(mine.assignments, in + "  ");
+      }
+      if (!pointLoads.empty()) loads += in + at[k].guard + "{\n" + at[k].position + pointLoads + in + "}\n";
+      arithmetic += in + at[k].guard + "{\n" + at[k].position + body + in + "}\n";
+    }
+    // Loads may not move below this (nvcc would place each next to its use).
+    if (!loads.empty()) loads += in + "asm volatile(\"\" ::: \"memory\");\n";
+    return declarations + loads + arithmetic;
+  }
+
+  // The sweep (heavy groups, bound by instruction issue): the threads sweep
+  // the region in passes, each thread computing kRows vertically adjacent
+  // points of every stage in `ids` (seed 002's register tiling: the rows
+  // share the taps they read), then storing them.
+  std::string sweepLoop(int region, const std::vector<int>& ids, const Store& store) const {
+    int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows;
+    std::string in = "      ";
+    std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * w) + "; i += " +
+                    std::to_string(kCudaThreads) + ") {\n" + in + "const int r = (i / " + std::to_string(w) + ") * " +
+                    std::to_string(kRows) + ", c = i % " + std::to_string(w) + ";\n" + in + "const I q1 = " +
+                    c0(region) + " + c;\n";
+    std::vector<PointAt> at;
     for (int u = 0; u < kRows; ++u) {
-      t += ind + guard(u) + "{\n" + ind + "  const I q0 = " + r0(region) + " + r + " + std::to_string(u) + ";\n" +
-           ind + "  (void)q0;\n";
-      for (int id : ids) t += store(id, u);
-      t += ind + "}\n";
+      std::string U = std::to_string(u);
+      PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n", {},
+                h % kRows == 0 ? "" : "if (r + " + U + " < " + std::to_string(h) + ") "};
+      for (int id : ids) {
+        t += in + cType(stage(id).type) + " " + value(id, u) + " = {};\n";
+        p.value[id] = value(id, u);
+      }
+      at.push_back(p);
+    }
+    t += points(ids, at, in, false);
+    for (int u = 0; u < kRows; ++u) {
+      std::string U = std::to_string(u);
+      t += in + at[static_cast<size_t>(u)].guard + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
+      for (int id : ids) t += in + "  " + store(id, "(r + " + U + ")", "c", value(id, u)) + "\n";
+      t += in + "}\n";
     }
     return t + "    }\n";
   }
 
-  // Checked loop: every point of the region, tested against the boxes.
-  std::string checkedLoop(int region, const std::string& body) const {
+  // One pass (light groups, bound by memory latency): every thread computes
+  // all its points of the region at once, so the whole block's loads are in
+  // flight together: a column of the tile, ceil(rows / groups) adjacent
+  // points of it, and its share of the halo columns' points (clamped to the
+  // last one, recomputed; stored by the threads that own one).
+  std::string onePassCode(int region, const std::vector<int>& ids, const Store& store) const {
+    const int h = H(region), tx = TX(), groups = kCudaThreads / tx, rows = (h + groups - 1) / groups;
+    const int hl = halo(region, 1, false), wh = W(region) - tx, haloPoints = h * wh;
+    const int haloPerThread = (haloPoints + kCudaThreads - 1) / kCudaThreads;
+    const std::string in = "      ";
+    std::string t = "    {\n" + in + "const int c = " + (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " +
+                    std::to_string(tx) + ", r = (formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows) +
+                    ";\n" + in + "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, in);
+    std::vector<PointAt> at;
+    for (int u = 0; u < rows; ++u) {
+      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_row" + std::to_string(u) + ";\n", {}, ""};
+      for (int id : ids) p.value[id] = value(id, u);
+      at.push_back(p);
+    }
+    auto haloValue = [&](int id, int k) { return "formac_h" + std::to_string(k) + "_" + name(id); };
+    for (int k = 0; k < haloPerThread; ++k) {
+      std::string K = std::to_string(k), J = "formac_j" + K, HK = "formac_hk" + K, WH = std::to_string(wh);
+      t += in + "const int " + J + " = formac_min_i(formac_tid + " + std::to_string(k * kCudaThreads) + ", " +
+           std::to_string(haloPoints - 1) + ");\n" + in + "const int " + HK + " = " + J + " % " + WH +
+           ", formac_hr" + K + " = " + J + " / " + WH + ", formac_hc" + K + " = " +
+           (hl ? HK + " < " + std::to_string(hl) + " ? " + HK + " : " : std::string()) + HK + " + " +
+           std::to_string(tx) + ";\n";
+      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_hr" + K + ", q1 = " + c0(region) + " + formac_hc" +
+                    K + ";\n",
+                {}, ""};
+      for (int id : ids) p.value[id] = haloValue(id, k);
+      at.push_back(p);
+    }
+    for (const auto& p : at)
+      for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
+    t += points(ids, at, in);
+    for (int u = 0; u < rows; ++u) {
+      t += in + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
+      for (int id : ids) t += in + "  " + store(id, "formac_row" + std::to_string(u), "c", value(id, u)) + "\n";
+      t += in + "}\n";
+    }
+    for (int k = 0; k < haloPerThread; ++k) {
+      std::string K = std::to_string(k);
+      t += in + "if (formac_tid + " + std::to_string(k * kCudaThreads) + " < " + std::to_string(haloPoints) + ") {\n" +
+           at[static_cast<size_t>(rows + k)].position + in + "  (void)q0; (void)q1;\n";
+      for (int id : ids) t += in + "  " + store(id, "formac_hr" + K, "formac_hc" + K, haloValue(id, k)) + "\n";
+      t += in + "}\n";
+    }
+    return t + "    }\n";
+  }
+
+  // Border blocks: every point of the region, one per thread and pass,
+  // tested against the boxes. Kept simple (its registers count for the whole
+  // kernel: a border path computing 4 rows per thread measured slower).
+  std::string checkedLoop(int region, const std::vector<int>& ids, const Store& store) const {
     int h = H(region), w = W(region);
-    return "    for (int i = threadIdx.y * 32 + threadIdx.x; i < " + std::to_string(h * w) + "; i += " +
-           std::to_string(kCudaThreads) + ") {\n      const int r = i / " + std::to_string(w) + ", c = i % " +
-           std::to_string(w) + ";\n      const I q0 = " + r0(region) + " + r;\n      const I q1 = " + c0(region) +
-           " + c;\n" + body + "    }\n";
+    std::string t = "    for (int i = formac_tid; i < " + std::to_string(h * w) + "; i += " +
+                    std::to_string(kCudaThreads) + ") {\n      const int r = i / " + std::to_string(w) + ", c = i % " +
+                    std::to_string(w) + ";\n      const I q0 = " + r0(region) + " + r;\n      const I q1 = " +
+                    c0(region) + " + c;\n";
+    for (int id : ids) {
+      t += "      {\n" + aliases(id, "        ") + "        " + cType(stage(id).type) + " v = {};\n" +
+           "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" + checkedPoint(id, "v", "          ") +
+           "        }\n        " + store(id, "r", "c", "v") + "\n      }\n";
+    }
+    return t + "    }\n";
+  }
+
+  // A region's code: in interior blocks one pass or the sweep
+  // (FusionGroup::onePass), in border blocks the checked loop.
+  std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge) const {
+    return "  if (formac_interior) {\n" + (g_.onePass ? onePassCode(region, ids, inner) : sweepLoop(region, ids, inner)) +
+           "  } else {\n" + checkedLoop(region, ids, edge) + "  }\n";
   }
 
   std::string batchCode(const std::vector<int>& ids) const {
     int region = ids[0];
-    std::string names, checked;
-    for (int id : ids) {
-      names += (names.empty() ? "" : ", ") + name(id);
-      checked += "      {\n" + aliases(id, "        ") + "        " + cType(stage(id).type) + " v = {};\n" +
-                 "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
-                 checkedPoint(id, "v", "          ") + "        }\n        tile_" + name(id) + "[r * " +
-                 std::to_string(W(id)) + " + c] = v;\n      }\n";
-    }
-    auto store = [&](int id, int u) {
-      return "        tile_" + name(id) + "[(r + " + std::to_string(u) + ") * " + std::to_string(W(id)) + " + c] = " +
-             value(id, u) + ";\n";
+    std::string names;
+    for (int id : ids) names += (names.empty() ? "" : ", ") + name(id);
+    Store store = [&](int id, const std::string& row, const std::string& col, const std::string& v) {
+      return "tile_" + name(id) + "[" + row + " * " + std::to_string(W(id)) + " + " + col + "] = " + v + ";";
     };
     return "  /* " + names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
            std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" + std::to_string(halo(region, 1, false)) +
-           "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) + " */\n  if (formac_interior) {\n" +
-           unrolledLoop(region, ids, store) + "  } else {\n" + checkedLoop(region, checked) + "  }\n";
+           "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) + " */\n" + regionCode(region, ids, store, store);
   }
 
+  // The sink: every point of the tile, 0 outside its valid box (border tiles
+  // may reach past the image: those points are not stored).
   std::string sinkCode() const {
     int sink = g_.sink;
     const ir::Stage& s = stage(sink);
     std::string out = name(sink);
-    std::string zero = "(" + cType(s.type) + ")0";
-    if (s.type.isStruct()) {
-      zero = "formac_make_" + s.type.structType->name + "(";
-      for (size_t i = 0; i < s.type.structType->fields.size(); ++i) zero += i ? ", 0" : "0";
-      zero += ")";
-    }
-    auto store = [&](int id, int u) {
-      return "        " + out + "[q0 * cols + q1] = " + value(id, u) + ";\n";
+    Store inner = [&](int, const std::string&, const std::string&, const std::string& v) {
+      return out + "[q0 * cols + q1] = " + v + ";";
     };
-    return "  /* " + out + ": every point of the tile (0 outside its valid box) */\n" + aliases(sink, "  ") +
-           "  const I rows = " + ir::printSize(s.extent[0], n_.param) + ", cols = " +
-           ir::printSize(s.extent[1], n_.param) + ";\n  if (formac_interior) {\n" + unrolledLoop(sink, {sink}, store) +
-           "  } else {\n" +
-           checkedLoop(sink, "      if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
-                                 checkedPoint(sink, "", "        ") +
-                                 "      } else if (q0 < rows && q1 < cols) {\n        " + out +
-                                 "[q0 * cols + q1] = " + zero + ";\n      }\n") +
-           "  }\n";
+    Store edge = [&](int, const std::string&, const std::string&, const std::string& v) {
+      return "if (q0 < rows && q1 < cols) " + out + "[q0 * cols + q1] = " + v + ";";
+    };
+    return "  /* " + out + ": every point of the tile (0 outside its valid box) */\n  const I rows = " +
+           ir::printSize(s.extent[0], n_.param) + ", cols = " + ir::printSize(s.extent[1], n_.param) + ";\n" +
+           regionCode(sink, {sink}, inner, edge);
   }
 
   const FusedKernelRequest& r_;

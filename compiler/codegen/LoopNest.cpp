@@ -138,18 +138,18 @@ std::string readKey(const ir::Expr& e) {
   return k;
 }
 
-// The body with the reads under a branch of ?: loaded first, as lets
-// (LoopNestOptions::hoistBranchReads); one let per distinct read.
-ir::Body hoistBranchReads(const LoopNestOptions& o, const ir::Body& b) {
+// The body with the reads `pick(read, underBranch)` selects loaded first, as
+// lets; one let per distinct read. Returns how many lets were added.
+int hoistReads(const LoopNestOptions& o, ir::Body& b, const std::function<bool(const ir::Expr&, bool)>& pick) {
   std::vector<const ir::Expr*> found;
   std::function<void(const ir::Expr&, bool)> walk = [&](const ir::Expr& e, bool branch) {
-    if (e.kind == ir::Expr::ImageRead && branch) found.push_back(&e);
+    if (e.kind == ir::Expr::ImageRead && pick(e, branch)) found.push_back(&e);
     for (size_t i = 0; i < e.args.size(); ++i)
       walk(*e.args[i], branch || (e.kind == ir::Expr::Select && i > 0));
   };
   for (const auto& l : b.lets) walk(*l.value, false);
   walk(*b.result, false);
-  if (found.empty()) return b;
+  if (found.empty()) return 0;
   std::map<std::string, int> slot;  // read key -> its let
   std::map<const ir::Expr*, int> reads;
   ir::Body out;
@@ -164,7 +164,8 @@ ir::Body hoistBranchReads(const LoopNestOptions& o, const ir::Body& b) {
   int shift = static_cast<int>(out.lets.size());
   for (const auto& l : b.lets) out.lets.push_back(ir::Let{l.name, l.type, relink(l.value, shift, reads)});
   out.result = relink(b.result, shift, reads);
-  return out;
+  b = out;
+  return shift;
 }
 
 }  // namespace
@@ -238,7 +239,10 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
   ir::Piece pc = *o.piece;
-  if (o.hoistBranchReads) pc.body = hoistBranchReads(o, pc.body);
+  if (o.hoistBranchReads) hoistReads(o, pc.body, [](const ir::Expr&, bool branch) { return branch; });
+  int preloads = 0;
+  if (o.preload)
+    preloads = hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return !branch && o.preload(e.producer); });
   for (auto& l : pc.body.lets) l.value = zeroOutside(o, l.value);
   pc.body.result = zeroOutside(o, pc.body.result);
   ExprContext ctx;
@@ -257,10 +261,15 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   std::set<std::string> localNames;  // a source local `t_1` and the second `t` are both t_1
   for (size_t i = 0; i < pc.body.lets.size(); ++i) {
     const ir::Let& l = pc.body.lets[i];
-    std::string name = "v_" + cIdentifier(l.name);
-    for (int k = 2; !localNames.insert(name).second; ++k)
-      name = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
-    t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
+    std::string stem = (static_cast<int>(i) < preloads ? o.preloadPrefix : "v_") + cIdentifier(l.name);
+    std::string name = stem;
+    for (int k = 2; !localNames.insert(name).second; ++k) name = stem + "_" + std::to_string(k);
+    if (static_cast<int>(i) < preloads) {
+      o.preloadDeclarations->append(cType(l.type) + " " + name + ";\n");
+      o.preloadAssignments->append(name + " = " + printCExpr(*l.value, ctx) + ";\n");
+    } else {
+      t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
+    }
     ctx.lets.push_back(name);
   }
   if (!o.resultVariable.empty())

@@ -36,6 +36,16 @@ struct LoopNestOptions {
   // Every read of a point body is in range or guarded, so loading it
   // unconditionally is safe; the values are the same.
   bool hoistBranchReads = false;
+  // When set, the reads of producers it accepts that are not under a branch
+  // of ?: are loaded before the point's other statements: declared (one line
+  // each) into *preloadDeclarations and assigned into *preloadAssignments,
+  // under names starting with preloadPrefix; the caller places them, e.g. the
+  // loads of several points before any of their arithmetic (CUDA: a correctly
+  // rounded division branches, and nvcc does not move loads across it).
+  std::function<bool(int producer)> preload;
+  std::string preloadPrefix;
+  std::string* preloadDeclarations = nullptr;
+  std::string* preloadAssignments = nullptr;
 };
 
 std::string emitPieceLoops(const LoopNestOptions& o);

@@ -96,23 +96,37 @@ bool isWholeStencil(const ir::Pipeline& p, const Stage& s) {
   return true;
 }
 
-bool cheapPointwise(const ir::Piece& pc) {
-  bool offsetZero = true;
-  int operations = 0;  // reads, constants and locals are free
+// Whether every read of the piece is at offset 0, and its operations
+// (reads excluded when `countReads` is false).
+static int countOperations(const ir::Piece& pc, bool countReads, bool* offsetZero) {
+  int operations = 0;
+  *offsetZero = true;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
     switch (e.kind) {
-      case ir::Expr::IndexRead: offsetZero = false; break;
+      case ir::Expr::IndexRead: *offsetZero = false; break;
       case ir::Expr::ImageRead:
-        if (e.firstDim != 0 || !e.origin.empty()) offsetZero = false;
+        if (e.firstDim != 0 || !e.origin.empty()) *offsetZero = false;
         for (const auto& a : e.axes)
-          if (a.offset != 0 || a.scale != 1) offsetZero = false;
+          if (a.offset != 0 || a.scale != 1) *offsetZero = false;
+        if (countReads) ++operations;
         break;
       case ir::Expr::Unary: case ir::Expr::Binary: case ir::Expr::Select: case ir::Expr::Cast: ++operations; break;
       case ir::Expr::Call: operations += kInlineOps + 1; break;  // math calls are never cheap
       default: break;
     }
   });
+  return operations;
+}
+
+bool cheapPointwise(const ir::Piece& pc) {
+  bool offsetZero;
+  int operations = countOperations(pc, false, &offsetZero);  // reads, constants and locals are free
   return offsetZero && operations <= kInlineOps;
+}
+
+int pointOperations(const ir::Piece& pc) {
+  bool offsetZero;
+  return countOperations(pc, true, &offsetZero);
 }
 
 long long FusionGroup::onChipBytes(const ir::Pipeline& p) const {
@@ -232,6 +246,9 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       std::sort(g.members.begin(), g.members.end(),
                 [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
       if (o.shrinkTo > 0) shrinkTile(p, g, o.shrinkTo);
+      int operations = pointOperations(sink.pieces[0]);
+      for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+      g.onePass = g.fused() && operations <= kOnePassOps;
     }
     groups.push_back(g);
   }

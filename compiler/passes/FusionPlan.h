@@ -42,6 +42,12 @@ struct FusionGroup {
   int sink = -1;
   std::vector<GroupMember> members;  // topological order, sink excluded
   std::vector<int> tile;             // sink points per tile, per dimension
+  // Light groups (at most kOnePassOps operations per point, all stages
+  // together) are bound by memory latency, heavier ones by instruction issue:
+  // the CUDA kernel computes each region in one pass for the former (every
+  // load of a block in flight at once) and sweeps it in passes of a few rows
+  // for the latter (no point computed twice).
+  bool onePass = false;
   bool fused() const { return !members.empty(); }
   long long onChipBytes(const ir::Pipeline& p) const;
 };
@@ -58,6 +64,7 @@ struct FusionOptions {
 };
 
 constexpr int kInlineOps = 4;
+constexpr int kOnePassOps = 32;
 
 // A computed stage of one piece that covers its whole extent, point by point
 // (start 0, step 1); what may join a group.
@@ -68,6 +75,10 @@ bool isWholeStencil(const ir::Pipeline& p, const ir::Stage& s);
 // and at most kInlineOps operations (a math call counts as more). Shared by
 // the CUDA planner below and the CPU backend's InlineMembers.
 bool cheapPointwise(const ir::Piece& pc);
+
+// Operations of one point of a piece: reads, unary and binary operations,
+// selects and casts count one each, a math call kInlineOps + 1.
+int pointOperations(const ir::Piece& pc);
 
 // Whether `stage` is computed inside a fused group (never in memory), or is
 // the sink of one (which writes every point of its extent, zeros included).

@@ -72,6 +72,26 @@ TEST(FusionPlan, CannyTilesStagesReadByTwoRoots) {
             "thin(gx, gy, mag:mirror)");
 }
 
+// Light groups are computed in one pass (memory-bound), heavy ones swept.
+TEST(FusionPlan, OnePassForLightGroupsOnly) {
+  ir::Pipeline blur = compile(example("blur"));
+  auto groups = passes::planFusion(blur, cudaOptions());
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_TRUE(groups[0].fused());
+  EXPECT_TRUE(groups[0].onePass);  // 7 + 7 operations per point
+  for (const char* heavy : {"harris", "canny"}) {
+    ir::Pipeline p = compile(example(heavy));
+    for (const auto& g : passes::planFusion(p, cudaOptions())) EXPECT_FALSE(g.onePass) << heavy;
+  }
+}
+
+TEST(FusionPlan, PointOperationsCountReadsOperationsAndCalls) {
+  ir::Pipeline p = compile(example("blur"));
+  // blurx: (X@[-1,0] + X + X@[1,0]) / 3.0: three reads, two additions, the
+  // sum's promotion to double and a division
+  EXPECT_EQ(passes::pointOperations(p.stages[1].pieces[0]), 7);
+}
+
 TEST(FusionPlan, NothingInlinedWithoutTheOption) {
   ir::Pipeline p = compile(example("harris"));
   passes::FusionOptions o = cudaOptions();
