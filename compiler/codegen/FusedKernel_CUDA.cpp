@@ -380,15 +380,15 @@ class FusedWriter {
   // column expressions, and the value.
   using Store = std::function<std::string(int, const std::string&, const std::string&, const std::string&)>;
 
-  // The rows a thread computes: `rows` adjacent rows from `r`, a row past
-  // the region's end clamped to its last row (recomputed and stored again by
-  // the same thread rather than guarded: every load stays unconditional).
-  std::string rowIndices(int h, int rows, const std::string& ind) const {
+  // The rows a thread computes: `rows` adjacent rows from `r`; with `clamp`,
+  // a row past the region's end is clamped to its last row (recomputed, not
+  // stored: every load stays unconditional).
+  std::string rowIndices(int h, int rows, bool clamp, const std::string& ind) const {
     std::string t;
     for (int u = 0; u < rows; ++u) {
       std::string U = std::to_string(u);
       t += ind + "const int formac_row" + U + " = " +
-           (h % rows ? "formac_min_i(r + " + U + ", " + std::to_string(h - 1) + ")" : "r + " + U) + ";\n";
+           (clamp ? "formac_min_i(r + " + U + ", " + std::to_string(h - 1) + ")" : "r + " + U) + ";\n";
     }
     return t;
   }
@@ -467,12 +467,13 @@ class FusedWriter {
   // last one, recomputed; stored by the threads that own one).
   std::string onePassCode(int region, const std::vector<int>& ids, const Store& store) const {
     const int h = H(region), tx = TX(), groups = kCudaThreads / tx, rows = (h + groups - 1) / groups;
+    const bool clamp = groups * rows != h;  // some rows (or whole groups of threads) lie past the region
     const int hl = halo(region, 1, false), wh = W(region) - tx, haloPoints = h * wh;
     const int haloPerThread = (haloPoints + kCudaThreads - 1) / kCudaThreads;
     const std::string in = "      ";
     std::string t = "    {\n" + in + "const int c = " + (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " +
                     std::to_string(tx) + ", r = (formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows) +
-                    ";\n" + in + "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, in);
+                    ";\n" + in + "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, in);
     std::vector<PointAt> at;
     for (int u = 0; u < rows; ++u) {
       PointAt p{in + "  const I q0 = " + r0(region) + " + formac_row" + std::to_string(u) + ";\n", {}, ""};
@@ -497,7 +498,8 @@ class FusedWriter {
       for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
     t += points(ids, at, in);
     for (int u = 0; u < rows; ++u) {
-      t += in + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
+      std::string guard = clamp ? "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") " : "";
+      t += in + guard + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
       for (int id : ids) t += in + "  " + store(id, "formac_row" + std::to_string(u), "c", value(id, u)) + "\n";
       t += in + "}\n";
     }
