@@ -289,14 +289,15 @@ class FusedWriter {
     return t + ";\n";
   }
 
-  // The statements of one point of stage `id` (emitPointBody), with every
-  // read of an inlined member bound first to a local: each is computed once
-  // per point however often the body reads it. Reading one that the body
-  // reads only under a condition costs no more than giving it a tile.
   // Loads of several points placed before their arithmetic (LoopNestOptions::preload).
   struct Preloads {
     std::string declarations, assignments;
   };
+  // The statements of one point of stage `id` (emitPointBody), with every
+  // read of an inlined member bound first to a local: each is computed once
+  // per point however often the body reads it. Reading one that the body
+  // reads only under a condition costs no more than giving it a tile. With
+  // `pre`, its loads go there instead (named from `prefix`).
   std::string pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
                         const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "") const {
     LoopNestOptions lo = options(id, checkedAccess);
@@ -393,14 +394,13 @@ class FusedWriter {
     return t;
   }
 
-  // Check-free points (interior blocks) of the stages `ids`, one per entry of
-  // `at`: every point's loads first, then every point's arithmetic, so that
-  // nvcc issues all the loads together (a correctly rounded division or
-  // square root branches, and nvcc does not move loads across a branch).
+  // One point a thread computes in an interior block.
   struct PointAt {
     std::string position;              // the statements declaring q0 (and q1)
+    std::string row, col;              // its tile row and column
     std::map<int, std::string> value;  // stage -> the variable of its value
     std::string guard;                 // "if (...) " when the point may not exist
+    std::string storeGuard;            // "if (...) " when this thread does not store it
   };
   static std::string indentLines(const std::string& text, const std::string& ind) {
     std::string t;
@@ -408,8 +408,13 @@ class FusedWriter {
     for (std::string line; std::getline(lines, line);) t += ind + line + "\n";
     return t;
   }
+  // Check-free points of the stages `ids`, one per entry of `at`; with
+  // `preload`, every point's loads first, then every point's arithmetic, so
+  // that nvcc issues all the loads together (it would place each load next to
+  // its use, behind the branch that ends the previous correctly rounded
+  // division, which ptxas does not move loads across).
   std::string points(const std::vector<int>& ids, const std::vector<PointAt>& at, const std::string& in,
-                     bool preload = true) const {
+                     bool preload) const {
     std::string declarations, loads, arithmetic;
     for (size_t k = 0; k < at.size(); ++k) {
       std::string pointLoads, body;
@@ -428,6 +433,18 @@ class FusedWriter {
     return declarations + loads + arithmetic;
   }
 
+  // The stores of the points `at` of the stages `ids`.
+  std::string storePoints(const std::vector<int>& ids, const std::vector<PointAt>& at, const Store& store,
+                          const std::string& in) const {
+    std::string t;
+    for (const auto& p : at) {
+      t += in + p.storeGuard + "{\n" + p.position + in + "  (void)q0; (void)q1;\n";
+      for (int id : ids) t += in + "  " + store(id, p.row, p.col, p.value.at(id)) + "\n";
+      t += in + "}\n";
+    }
+    return t;
+  }
+
   // The sweep (heavy groups, bound by instruction issue): the threads sweep
   // the region in passes, each thread computing kRows vertically adjacent
   // points of every stage in `ids` (seed 002's register tiling: the rows
@@ -442,22 +459,15 @@ class FusedWriter {
     std::vector<PointAt> at;
     for (int u = 0; u < kRows; ++u) {
       std::string U = std::to_string(u);
-      PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n", {},
-                h % kRows == 0 ? "" : "if (r + " + U + " < " + std::to_string(h) + ") "};
+      std::string guard = h % kRows == 0 ? "" : "if (r + " + U + " < " + std::to_string(h) + ") ";
+      PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n", "(r + " + U + ")", "c", {}, guard, guard};
       for (int id : ids) {
         t += in + cType(stage(id).type) + " " + value(id, u) + " = {};\n";
         p.value[id] = value(id, u);
       }
       at.push_back(p);
     }
-    t += points(ids, at, in, false);
-    for (int u = 0; u < kRows; ++u) {
-      std::string U = std::to_string(u);
-      t += in + at[static_cast<size_t>(u)].guard + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
-      for (int id : ids) t += in + "  " + store(id, "(r + " + U + ")", "c", value(id, u)) + "\n";
-      t += in + "}\n";
-    }
-    return t + "    }\n";
+    return t + points(ids, at, in, false) + storePoints(ids, at, store, in) + "    }\n";
   }
 
   // One pass (light groups, bound by memory latency): every thread computes
@@ -476,7 +486,9 @@ class FusedWriter {
                     ";\n" + in + "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, in);
     std::vector<PointAt> at;
     for (int u = 0; u < rows; ++u) {
-      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_row" + std::to_string(u) + ";\n", {}, ""};
+      std::string U = std::to_string(u);
+      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
+                clamp ? "if (r + " + U + " < " + std::to_string(h) + ") " : ""};
       for (int id : ids) p.value[id] = value(id, u);
       at.push_back(p);
     }
@@ -490,27 +502,14 @@ class FusedWriter {
            std::to_string(tx) + ";\n";
       PointAt p{in + "  const I q0 = " + r0(region) + " + formac_hr" + K + ", q1 = " + c0(region) + " + formac_hc" +
                     K + ";\n",
-                {}, ""};
+                "formac_hr" + K, "formac_hc" + K, {}, "",
+                "if (formac_tid + " + std::to_string(k * kCudaThreads) + " < " + std::to_string(haloPoints) + ") "};
       for (int id : ids) p.value[id] = haloValue(id, k);
       at.push_back(p);
     }
     for (const auto& p : at)
       for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
-    t += points(ids, at, in);
-    for (int u = 0; u < rows; ++u) {
-      std::string guard = clamp ? "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") " : "";
-      t += in + guard + "{\n" + at[static_cast<size_t>(u)].position + in + "  (void)q0;\n";
-      for (int id : ids) t += in + "  " + store(id, "formac_row" + std::to_string(u), "c", value(id, u)) + "\n";
-      t += in + "}\n";
-    }
-    for (int k = 0; k < haloPerThread; ++k) {
-      std::string K = std::to_string(k);
-      t += in + "if (formac_tid + " + std::to_string(k * kCudaThreads) + " < " + std::to_string(haloPoints) + ") {\n" +
-           at[static_cast<size_t>(rows + k)].position + in + "  (void)q0; (void)q1;\n";
-      for (int id : ids) t += in + "  " + store(id, "formac_hr" + K, "formac_hc" + K, haloValue(id, k)) + "\n";
-      t += in + "}\n";
-    }
-    return t + "    }\n";
+    return t + points(ids, at, in, true) + storePoints(ids, at, store, in) + "    }\n";
   }
 
   // Border blocks: every point of the region, one per thread and pass,
