@@ -1,5 +1,5 @@
 // bench/gpu/bench_gpu.cu — GPU benchmark of formac's blur, harris and canny
-// (issue 4): formac fused, formac --no-fuse, NPP, Halide 14 and a
+// (issue 4): formac fused (run and run_async), formac --no-fuse, NPP, Halide 14 and a
 // device-to-device copy (the memory roofline), all in one program run.
 //
 //   bench_gpu [--sizes 4096,8192] [--reps 30] [--warmup 5] [--only blur|harris|canny]
@@ -197,6 +197,10 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
                    if (!g_ws.bf) g_ws.bf = blur_create(d.M, d.N);
                    return g_ws.bf ? blur_run(g_ws.bf, d.in, d.out) : 1;
                  }});
+    v.push_back({"formac fused, run_async", false, 0, nullptr, [](DevImages& d) {
+                   if (!g_ws.bf) g_ws.bf = blur_create(d.M, d.N);
+                   return g_ws.bf ? blur_run_async(g_ws.bf, nullptr, d.in, d.out) : 1;
+                 }});
     v.push_back({"formac --no-fuse", false, 0, nullptr, [](DevImages& d) {
                    if (!g_ws.bn) g_ws.bn = blur_nf_create(d.M, d.N);
                    return g_ws.bn ? blur_nf_run(g_ws.bn, d.in, d.out) : 1;
@@ -214,6 +218,10 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
     v.push_back({"formac fused", false, 0, nullptr, [](DevImages& d) {
                    if (!g_ws.hf) g_ws.hf = harris_create(d.M, d.N);
                    return g_ws.hf ? harris_run(g_ws.hf, d.in, kHarrisK, d.out) : 1;
+                 }});
+    v.push_back({"formac fused, run_async", false, 0, nullptr, [](DevImages& d) {
+                   if (!g_ws.hf) g_ws.hf = harris_create(d.M, d.N);
+                   return g_ws.hf ? harris_run_async(g_ws.hf, nullptr, d.in, kHarrisK, d.out) : 1;
                  }});
     v.push_back({"formac --no-fuse", false, 0, nullptr, [](DevImages& d) {
                    if (!g_ws.hn) g_ws.hn = harris_nf_create(d.M, d.N);
@@ -233,6 +241,10 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
     v.push_back({"formac fused", true, 0, nullptr, [](DevImages& d) {
                    if (!g_ws.cf) g_ws.cf = canny_create(d.M, d.N);
                    return g_ws.cf ? canny_run(g_ws.cf, d.in, g_low, g_high, d.out) : 1;
+                 }});
+    v.push_back({"formac fused, run_async", true, 0, nullptr, [](DevImages& d) {
+                   if (!g_ws.cf) g_ws.cf = canny_create(d.M, d.N);
+                   return g_ws.cf ? canny_run_async(g_ws.cf, nullptr, d.in, g_low, g_high, d.out) : 1;
                  }});
     v.push_back({"formac --no-fuse", true, 0, nullptr, [](DevImages& d) {
                    if (!g_ws.cn) g_ws.cn = canny_nf_create(d.M, d.N);

@@ -61,7 +61,15 @@ class CudaGen {
        << "void " << K() << "(" << entryParameters(p_, n_) << ");\n\n"
        << "/* Device buffers kept between calls: create for one size (NULL on failure),\n"
        << "   run any number of times (0 on success), destroy. */\n"
-       << workspacePrototypes(p_, n_, K());
+       << workspacePrototypes(p_, n_, K())
+       << "/* For applications that keep their images on the device: enqueues one run\n"
+       << "   on `stream` (a cudaStream_t; NULL: the default stream) and returns without\n"
+       << "   waiting for it (0 when enqueued; 1, having enqueued nothing, when an image\n"
+       << "   is not a device pointer). A kernel's failure shows at the stream's next\n"
+       << "   synchronisation. The workspace's buffers serve the run until it ends: give\n"
+       << "   one workspace's runs one stream. */\n"
+       << "int " << K() << "_run_async(" << K() << "_workspace* ws, void* stream"
+       << (runParameters(p_, n_).empty() ? "" : ", " + runParameters(p_, n_)) << ");\n\n";
     return os.str();
   }
 
@@ -231,8 +239,8 @@ class CudaGen {
     return t;
   }
   std::string launch(const std::string& kernel, const std::string& config, const std::string& args) const {
-    return "      if (int_index) " + kernel + "<int><<<" + config + ">>>(" + args + ");\n" +
-           "      else " + kernel + "<long long><<<" + config + ">>>(" + args + ");\n" +
+    return "      if (int_index) " + kernel + "<int><<<" + config + ", stream>>>(" + args + ");\n" +
+           "      else " + kernel + "<long long><<<" + config + ", stream>>>(" + args + ");\n" +
            "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
   }
 
@@ -315,7 +323,7 @@ class CudaGen {
       os << "      const dim3 grid((unsigned)formac_minll((nx + block.x - 1) / block.x, 1 << 30),\n"
          << "                      (unsigned)formac_minll((ny + block.y - 1) / block.y, 65535),\n"
          << "                      (unsigned)formac_minll(nz, 65535));\n"
-         << launch(kernelName(sid, k), "grid, block", args) << "    }\n  }\n";
+         << launch(kernelName(sid, k), "grid, block, 0", args) << "    }\n  }\n";
     }
     return os.str();
   }
@@ -428,8 +436,57 @@ class CudaGen {
          << " + 16), { " << K() << "_destroy(ws); return NULL; });\n"
          << "  FORMAC_CUDA_CHECK(cudaMemset(ws->" << b.first << ", 0, " << bytesOf(*b.second)
          << "), { " << K() << "_destroy(ws); return NULL; });\n";
+    os << "  /* The zeroing above may still run: a run on another stream must find it done. */\n"
+       << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), { " << K() << "_destroy(ws); return NULL; });\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  return ws;\n}\n\n";
+
+    // enqueue: the device work of one run, on a stream; run and run_async call it.
+    std::string eq = W + "* ws, cudaStream_t stream", ea, direct, images;  // ea: run's arguments, direct: run_async's
+    for (const auto& in : p_.inputs) {
+      if (in.kind == ir::EntryArg::Image) {
+        std::string nm = name(in.index);
+        eq += ", const " + cType(stage(in.index).type) + "* d_" + nm;
+        ea += ", d_" + nm;
+        direct += ", " + nm;
+        images += (images.empty() ? "" : " || ") + std::string("!formac_is_device_pointer(") + nm + ")";
+      } else {
+        const std::string& sc = n_.scalar[static_cast<size_t>(in.index)];
+        eq += ", const " + std::string(scalarCType(p_.scalars[static_cast<size_t>(in.index)].type)) + " " + sc;
+        ea += ", " + sc;
+        direct += ", " + sc;
+      }
+    }
+    for (size_t i = 0; i < p_.outputs.size(); ++i) {
+      std::string on = outputName(p_, i);
+      eq += ", " + cType(stage(p_.outputs[i]).type) + "* d_" + on;
+      ea += ", d_" + on;
+      direct += ", " + on;
+      images += (images.empty() ? "" : " || ") + std::string("!formac_is_device_pointer(") + on + ")";
+    }
+    os << "/* The device work of one run, enqueued on `stream`: every image is on the device. */\n"
+       << "static int " << K() << "_enqueue(" << eq << ") {\n";
+    for (const auto& prm : n_.param) os << "  const long long " << prm << " = ws->" << prm << ";\n";
+    for (size_t i = 0; i < p_.outputs.size(); ++i) {
+      std::string on = outputName(p_, i);
+      const ir::Stage& s = stage(p_.outputs[i]);
+      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]))
+        os << "  /* The caller's buffer: the points no stage computes are 0. */\n"
+           << "  if (d_" << on << " != ws->out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
+           << bytesOf(s) << ", stream), return 1);\n";
+    }
+    os << "  const int int_index = " << smallIndexCondition() << ";\n";
+    for (const auto& g : groups_) os << (g.fused() ? launchFused(g) : launchStage(g.sink));
+    for (size_t i = 0; i < p_.outputs.size(); ++i)
+      if (!outputOwner(i))
+        os << "  FORMAC_CUDA_CHECK(cudaMemcpyAsync(d_" << outputName(p_, i) << ", " << deviceBuffer(p_.outputs[i])
+           << ", " << bytesOf(stage(p_.outputs[i])) << ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
+    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
+    for (const auto& in : p_.inputs)
+      os << "  (void)" << (in.kind == ir::EntryArg::Image ? "d_" + name(in.index)
+                                                           : n_.scalar[static_cast<size_t>(in.index)])
+         << ";\n";
+    os << "  return 0;\n}\n\n";
 
     std::string rp = runParameters(p_, n_);
     os << "extern \"C\" int " << K() << "_run(" << W << "* ws" << (rp.empty() ? "" : ", " + rp) << ") {\n"
@@ -452,28 +509,23 @@ class CudaGen {
       os << "  const int " << on << "_on_device = formac_is_device_pointer(" << on << ");\n"
          << "  " << cType(s.type) << "* d_" << on << " = " << on << "_on_device ? " << on
          << " : ws->out_" << on << ";\n";
-      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]))
-        os << "  if (" << on << "_on_device) FORMAC_CUDA_CHECK(cudaMemset(d_" << on << ", 0, " << bytesOf(s)
-           << "), return 1);\n";
     }
-    os << "  const int int_index = " << smallIndexCondition() << ";\n";
-    for (const auto& g : groups_) os << (g.fused() ? launchFused(g) : launchStage(g.sink));
+    os << "  if (" << K() << "_enqueue(ws, 0" << ea << ")) return 1;\n";
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
-      const ir::Stage& s = stage(p_.outputs[i]);
-      if (!outputOwner(i))
-        os << "  FORMAC_CUDA_CHECK(cudaMemcpy(d_" << on << ", " << deviceBuffer(p_.outputs[i]) << ", "
-           << bytesOf(s) << ", cudaMemcpyDeviceToDevice), return 1);\n";
       os << "  if (!" << on << "_on_device)\n"
-         << "    FORMAC_CUDA_CHECK(cudaMemcpy(" << on << ", d_" << on << ", " << bytesOf(s)
+         << "    FORMAC_CUDA_CHECK(cudaMemcpy(" << on << ", d_" << on << ", " << bytesOf(stage(p_.outputs[i]))
          << ", cudaMemcpyDeviceToHost), return 1);\n";
     }
     os << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), return 1);\n";
-    for (const auto& in : p_.inputs)
-      os << "  (void)" << (in.kind == ir::EntryArg::Image ? "d_" + name(in.index)
-                                                           : n_.scalar[static_cast<size_t>(in.index)])
-         << ";\n";
+    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  return 0;\n}\n\n";
+
+    os << "extern \"C\" int " << K() << "_run_async(" << W << "* ws, void* stream" << (rp.empty() ? "" : ", " + rp)
+       << ") {\n  if (!ws) return 1;\n  if (" << images << ") {\n"
+       << "    fprintf(stderr, \"" << K() << "_run_async: every image must be a device pointer\\n\");\n"
+       << "    return 1;\n  }\n"
+       << "  return " << K() << "_enqueue(ws, (cudaStream_t)stream" << direct << ");\n}\n\n";
     return os.str();
   }
 

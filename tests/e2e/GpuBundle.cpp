@@ -13,6 +13,7 @@
 //   src/pID_unfused.cu     without fusion; src/pID.h its header
 //   src/bB_VARIANT.cu      batch B: its programs' .cu in one translation unit
 //   src/hID.c, src/main_bB.c, src/e2e.h   the C harness (Harness.h)
+//   src/e2e_device.cu                      its device side (the run_async call)
 //   src/e2e_check.c        runs a batch and compares (tests/gpu/e2e_check.c)
 //   data/pID_rR_iI.bin     input I of run R
 //   data/pID_rR_oO.want    the evaluator's output O of run R
@@ -339,6 +340,7 @@ int exportBundle(const Options& o) {
   fs::create_directories(o.dir / "data");
   fs::copy_file(fs::path(FORMAC_GPU_TESTS_DIR) / "e2e_check.c", o.dir / "src" / "e2e_check.c");
   writeFile(o.dir / "src" / "e2e.h", harnessCommonHeader());
+  writeFile(o.dir / "src" / "e2e_device.cu", harnessDeviceSupport());
   std::vector<const Exported*> kept;
   int leftOut = 0;
   for (const Exported& g : programs) {

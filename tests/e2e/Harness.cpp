@@ -14,6 +14,42 @@ std::string paramList(const ir::Pipeline& p, const HarnessRun& r) {
   return t.empty() ? "fixed sizes" : t;
 }
 
+// With E2E_DEVICE (the CUDA build): one more call through the workspace API
+// with device images, run_async on a stream of its own; its outputs must be
+// the bytes of call 0 (which the checker compares with the evaluator).
+std::string deviceCall(const ir::Pipeline& p, const std::string& kernel, const HarnessRun& run, int ri) {
+  std::ostringstream os;
+  std::string args, params;
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    args += (args.empty() ? "" : ", ") +
+            std::string(p.inputs[i].kind == ir::EntryArg::Image ? "d_in" : "in") + std::to_string(i);
+  for (size_t o = 0; o < p.outputs.size(); ++o) args += (args.empty() ? "" : ", ") + ("d_out" + std::to_string(o));
+  for (long long v : run.params) params += (params.empty() ? "" : ", ") + std::to_string(v);
+  os << "#ifdef E2E_DEVICE\n    { /* device images, " << kernel << "_run_async on a stream of its own */\n"
+     << "      void* stream = e2e_device_stream();\n"
+     << "      " << kernel << "_workspace* ws = " << kernel << "_create(" << params << ");\n";
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    if (p.inputs[i].kind == ir::EntryArg::Image)
+      os << "      void* d_in" << i << " = e2e_device_copy(in" << i << ", " << run.inputBytes[i] << "u);\n";
+  // Struct outputs start at 0: their padding is never written, and the entry
+  // point's comes from zeroed device buffers.
+  auto fill = [&](size_t o) { return p.stages[static_cast<size_t>(p.outputs[o])].type.isStruct() ? "0" : "0xA5"; };
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    os << "      void* d_out" << o << " = e2e_device_filled(" << run.outputBytes[o] << "u, " << fill(o) << ");\n";
+  os << "      if (!ws || " << kernel << "_run_async(ws, stream, " << args << ") != 0) {\n"
+     << "        printf(\"note run " << ri << ": " << kernel << "_run_async failed\\n\");\n        bad += 1;\n      }\n"
+     << "      bad += e2e_device_finish(stream);\n";
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    os << "      bad += e2e_device_same(d_out" << o << ", out" << o << "[0], " << run.outputBytes[o] << "u, " << fill(o)
+       << ", " << ri << ", " << o << ");\n";
+  os << "      if (ws) " << kernel << "_destroy(ws);\n";
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    if (p.inputs[i].kind == ir::EntryArg::Image) os << "      e2e_device_free(d_in" << i << ");\n";
+  for (size_t o = 0; o < p.outputs.size(); ++o) os << "      e2e_device_free(d_out" << o << ");\n";
+  os << "    }\n#endif\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string inputFile(int program, int run, int input) {
@@ -78,7 +114,7 @@ std::string harnessFunction(const ir::Pipeline& p, int id, const std::string& ke
        << "#pragma omp section\n      " << callWith(1)
        << "#pragma omp section\n      " << callWith(2) << "    }\n#else\n"
        << "    " << callWith(1) << "    " << callWith(2) << "#endif\n"
-       << "    for (call = 0; call < " << kCallsPerRun << "; ++call) {\n";
+       << deviceCall(p, kernel, run, ri) << "    for (call = 0; call < " << kCallsPerRun << "; ++call) {\n";
     for (size_t o = 0; o < p.outputs.size(); ++o)
       os << "      bad += e2e_save(dir, " << id << ", " << r << ", " << o << ", call, out" << o
          << "[call], " << run.outputBytes[o] << "u);\n      free(out" << o << "[call]);\n";
@@ -105,7 +141,79 @@ void e2e_poison(unsigned char* p, size_t bytes);
 int e2e_save(const char* dir, int program, int run, int output, int call,
              const unsigned char* p, size_t bytes);
 int e2e_unchanged(const char* dir, const char* name, const void* p, size_t bytes);
+#ifdef E2E_DEVICE
+#include <stdio.h>
+/* e2e_device.cu: device buffers and streams for the run_async call. */
+void* e2e_device_stream(void);
+int e2e_device_finish(void* stream);
+void* e2e_device_copy(const void* host, size_t bytes);
+void* e2e_device_filled(size_t bytes, int fill);
+int e2e_device_same(const void* device, const unsigned char* host, size_t bytes, int fill, int run, int output);
+void e2e_device_free(void* device);
 #endif
+#endif
+)";
+}
+
+std::string harnessDeviceSupport() {
+  return R"(/* The e2e harness's device side (E2E_DEVICE): buffers and streams for the
+   call through <kernel>_run_async. Any CUDA failure is a failed case. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int e2e_cuda(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return 0;
+  printf("note %s: %s\n", what, cudaGetErrorString(e));
+  return 1;
+}
+extern "C" void* e2e_device_stream(void) {
+  cudaStream_t s = 0;
+  if (e2e_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate")) exit(5);
+  return s;
+}
+extern "C" int e2e_device_finish(void* stream) {
+  int bad = e2e_cuda(cudaStreamSynchronize((cudaStream_t)stream), "run_async's stream");
+  cudaStreamDestroy((cudaStream_t)stream);
+  return bad;
+}
+static void* e2e_device_alloc(size_t bytes) {
+  void* d = NULL;
+  if (e2e_cuda(cudaMalloc(&d, bytes + 16), "cudaMalloc")) exit(5);
+  return d;
+}
+extern "C" void* e2e_device_copy(const void* host, size_t bytes) {
+  void* d = e2e_device_alloc(bytes);
+  /* A copy from pageable memory may return before its DMA ends: wait for it
+     (run_async's stream is non-blocking, unordered with the copy). */
+  if (e2e_cuda(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy") ||
+      e2e_cuda(cudaDeviceSynchronize(), "cudaMemcpy"))
+    exit(5);
+  return d;
+}
+extern "C" void* e2e_device_filled(size_t bytes, int fill) {
+  void* d = e2e_device_alloc(bytes);
+  if (e2e_cuda(cudaMemset(d, fill, bytes + 16), "cudaMemset") || e2e_cuda(cudaDeviceSynchronize(), "cudaMemset"))
+    exit(5);
+  return d;
+}
+extern "C" int e2e_device_same(const void* device, const unsigned char* host, size_t bytes, int fill, int run,
+                               int output) {
+  unsigned char* back = (unsigned char*)malloc(bytes + 16);
+  size_t i;
+  int bad = 0;
+  if (!back || e2e_cuda(cudaMemcpy(back, device, bytes + 16, cudaMemcpyDeviceToHost), "cudaMemcpy")) exit(5);
+  for (i = 0; i < bytes + 16 && !bad; ++i)
+    if (back[i] != (i < bytes ? host[i] : (unsigned char)fill)) {
+      printf("note run %d output %d: run_async %s at byte %lu\n", run, output,
+             i < bytes ? "differs from the entry point" : "wrote past the end", (unsigned long)i);
+      bad = 1;
+    }
+  free(back);
+  return bad;
+}
+extern "C" void e2e_device_free(void* device) { cudaFree(device); }
 )";
 }
 

@@ -37,6 +37,8 @@ std::string harnessFunction(const ir::Pipeline& p, int id, const std::string& ke
 
 // e2e.h: the helpers' declarations (included by every harness function).
 std::string harnessCommonHeader();
+// The device side of the E2E_DEVICE call (CUDA, compiled with nvcc).
+std::string harnessDeviceSupport();
 // main.c: the helpers and main(), which runs the listed programs in order from
 // the position given as argv[2] and prints "start POS" / "done POS FAILURES".
 // Inputs are read from the directory argv[1]; outputs are written there too,

@@ -4,7 +4,8 @@
 # them through run_e2e_gpu.sh --c-backend (every case must pass: the harness,
 # inputs, expected bytes and checks are right), then changes expected values
 # to see that e2e_check notices: one ulp fails an exact case, one ulp of a
-# double passes an approx case, a large change fails it.
+# double passes an approx case, a large change fails it. The harness of the
+# CUDA build (-DE2E_DEVICE, src/e2e_device.cu) is compiled, not run.
 #
 #   check_bundle_on_cpu.sh E2E_GPU_BUNDLE WORKDIR
 set -eu
@@ -15,6 +16,10 @@ rm -rf "$work"
 "$exporter" "$work" --with-c --runs 3 --per-batch 3 --only \
   types_chain_float_mirror,types_stencil_s3_wrap,chain_wrap_mirror_int8,math_double_float,multiple_outputs,fixed_extents,rank3_constructs
 "$here/run_e2e_gpu.sh" "$work" --c-backend
+# The CUDA build's harness (E2E_DEVICE: the run_async call) compiles too.
+for f in "$work"/src/h*.c; do cc -std=c99 -Wall -Wextra -Werror -DE2E_DEVICE -I"$work/src" -fsyntax-only "$f"; done
+if command -v nvcc >/dev/null; then nvcc -arch=sm_90 -c "$work/src/e2e_device.cu" -o "$work/build/e2e_device.o"; fi
+echo "ok: the E2E_DEVICE harness compiles"
 
 # flip FILE BYTE: flips the lowest bit of that byte.
 flip() {

@@ -33,7 +33,12 @@ rm -rf build out
 mkdir -p build out
 
 cc -std=c99 -O2 -Wall -o build/e2e_check src/e2e_check.c -lm || exit 2
-# The harness: one object per program and a main per batch.
+# The harness: one object per program and a main per batch. With CUDA, each
+# program also runs through <kernel>_run_async on device images (E2E_DEVICE).
+if [ $backend = cuda ]; then
+  export CFLAGS="$CFLAGS -DE2E_DEVICE"
+  nvcc $NVFLAGS -c src/e2e_device.cu -o build/e2e_device.o || exit 2
+fi
 printf '%s\n' src/h*.c src/main_b*.c |
   xargs -P "$jobs" -I{} sh -c 'f={}; o=build/$(basename "$f" .c); cc $CFLAGS -Isrc -c "$f" -o "$o.o" >"$o.log" 2>&1'
 
@@ -42,6 +47,7 @@ build_batch() {
   local b=$1 v=$2 id ids objs log=build/b$1_$2.log
   ids=$(awk -v b="$b" '$1 == "batch" && $2 == b { $1 = $2 = ""; print }' manifest.txt)
   objs="build/main_b$b.o"
+  [ $backend = cuda ] && objs="$objs build/e2e_device.o"
   if [ $backend = cuda ] && nvcc $NVFLAGS -c "src/b${b}_$v.cu" -o "build/b${b}_$v.o" >"$log" 2>&1; then
     objs="$objs build/b${b}_$v.o"
     for id in $ids; do objs="$objs build/h$id.o"; done
