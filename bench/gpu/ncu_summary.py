@@ -12,11 +12,14 @@ import csv
 import io
 import sys
 
-LAYOUT = [("blur", "formac fused", 1), ("blur", "formac --no-fuse", 2), ("blur", "Halide 32x8 tile", 1),
+LAYOUT = [("blur", "formac fused", 1), ("blur", "formac fused, run_async", 1),
+          ("blur", "formac --no-fuse", 2), ("blur", "Halide 32x8 tile", 1),
           ("blur", "Halide 32x32 tile", 1), ("blur", "NPP FilterBoxBorder", 1), ("blur", "NPP FilterColumn+RowBorder", 2),
-          ("harris", "formac fused", 1), ("harris", "formac --no-fuse", 9), ("harris", "Halide 32x8 tile", 1),
+          ("harris", "formac fused", 1), ("harris", "formac fused, run_async", 1),
+          ("harris", "formac --no-fuse", 9), ("harris", "Halide 32x8 tile", 1),
           ("harris", "Halide 32x32 tile", 1), ("harris", "NPP FilterHarrisCornersBorder (8u)", 2),
-          ("canny", "formac fused", 1), ("canny", "formac --no-fuse", 6), ("canny", "Halide 32x8 tile", 1),
+          ("canny", "formac fused", 1), ("canny", "formac fused, run_async", 1),
+          ("canny", "formac --no-fuse", 6), ("canny", "Halide 32x8 tile", 1),
           ("canny", "Halide 32x32 tile", 1), ("canny", "NPP FilterCannyBorder (8u)", 3)]
 
 lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
