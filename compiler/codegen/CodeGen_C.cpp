@@ -199,7 +199,7 @@ class CGen {
       lo.names = &n_;
       lo.openmp = o_.openmp;
       lo.indent = 1;
-      lo.hoistBranchReads = true;
+      lo.hoistBranchReads = [](int) { return true; };
       os << emitPieceLoops(lo);
     }
     os << "}\n\n";

@@ -294,21 +294,18 @@ class FusedWriter {
     return t + ind + "(void)lo0; (void)hi0; (void)lo1; (void)hi1;\n";
   }
 
-  // Interior blocks: every stage's region inside its boxes, so no point is tested.
+  // Interior blocks: every stage's region inside its exact box, so no point
+  // is tested.
   std::string interiorFlag() const {
-    std::string t = "  /* Interior block: every region lies inside its stage's boxes; no point needs a test. */\n"
+    std::string t = "  /* Interior block: every region lies inside its stage's exact box; no point needs a test. */\n"
                     "  const bool formac_interior =";
     bool first = true;
     for (int id : ids_) {
       std::string rlo = r0(id), rhi = r0(id) + " + " + std::to_string(H(id) - 1);
       std::string clo = c0(id), chi = c0(id) + " + " + std::to_string(W(id) - 1);
-      std::vector<std::pair<const char*, const char*>> kinds = {{"lo", "hi"}};
-      if (hasModes(id)) kinds.push_back({"flo", "fhi"});
-      for (const auto& [lo, hi] : kinds) {
-        t += std::string(first ? "" : " &&") + "\n      " + rlo + " >= " + box(id, lo, 0) + " && " + rhi + " <= " +
-             box(id, hi, 0) + " && " + clo + " >= " + box(id, lo, 1) + " && " + chi + " <= " + box(id, hi, 1);
-        first = false;
-      }
+      t += std::string(first ? "" : " &&") + "\n      " + rlo + " >= " + box(id, "ulo", 0) + " && " + rhi + " <= " +
+           box(id, "uhi", 0) + " && " + clo + " >= " + box(id, "ulo", 1) + " && " + chi + " <= " + box(id, "uhi", 1);
+      first = false;
     }
     return t + ";\n";
   }
@@ -326,6 +323,10 @@ class FusedWriter {
                         const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "") const {
     LoopNestOptions lo = options(id, checkedAccess);
     lo.resultVariable = result;
+    // Check-free code reads in range whatever a ?: picks: its tile and
+    // memory loads go first and the ?: selects (nvcc would branch around
+    // each); inlined members stay where they are read (they cost arithmetic).
+    if (!checkedAccess && !checkedBody) lo.hoistBranchReads = [this](int pid) { return !inlined(pid); };
     if (pre) {
       lo.preload = [this](int pid) { return !inlined(pid); };
       lo.preloadPrefix = prefix;

@@ -283,7 +283,7 @@ class Emitter {
     lo.names = g_.names;
     lo.openmp = false;
     lo.resultVariable = "row[q1 - a]";
-    lo.hoistBranchReads = true;
+    lo.hoistBranchReads = [](int) { return true; };
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
       if (!rowReadable(p_, pc, pid)) {
         bases.insert(pid);

@@ -239,7 +239,8 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
   ir::Piece pc = *o.piece;
-  if (o.hoistBranchReads) hoistReads(o, pc.body, [](const ir::Expr&, bool branch) { return branch; });
+  if (o.hoistBranchReads)
+    hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return branch && o.hoistBranchReads(e.producer); });
   int preloads = 0;
   if (o.preload)
     preloads = hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return !branch && o.preload(e.producer); });

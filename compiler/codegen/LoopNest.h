@@ -31,11 +31,12 @@ struct LoopNestOptions {
   // When set, the point's value is assigned to this variable instead of
   // being stored into the stage's buffer.
   std::string resultVariable;
-  // Reads in a branch of ?: become lets evaluated first (the C backend): C
-  // vectorizers then see plain loads and a blend, not conditional loads.
+  // Reads in a branch of ?: of the producers it accepts become lets
+  // evaluated first: C vectorizers then see plain loads and a blend, not
+  // conditional loads; CUDA selects instead of branches around each load.
   // Every read of a point body is in range or guarded, so loading it
   // unconditionally is safe; the values are the same.
-  bool hoistBranchReads = false;
+  std::function<bool(int producer)> hoistBranchReads;
   // When set, the reads of producers it accepts that are not under a branch
   // of ?: are loaded before the point's other statements: declared (one line
   // each) into *preloadDeclarations and assigned into *preloadAssignments,
