@@ -90,8 +90,10 @@ class CudaGen {
        << "   products and quotients use the _rn intrinsics, so nvcc never contracts them. */\n"
        << "#include <cuda_runtime.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
        << "#pragma nv_diag_suppress 177 /* helpers this program does not use */\n"
-       << "/* Kernels index with int below this many points per image (with room for halos). */\n"
-       << "#define FORMAC_INT_INDEX_LIMIT (2147483647LL - (1LL << 24))\n\n"
+       << "/* Kernels index with int below this many points per image (with room for halos);\n"
+       << "   built with -DFORMAC_INDEX_64, every kernel indexes with long long. */\n"
+       << "#ifdef FORMAC_INDEX_64\n#define FORMAC_INT_INDEX_LIMIT 0LL\n#else\n"
+       << "#define FORMAC_INT_INDEX_LIMIT (2147483647LL - (1LL << 24))\n#endif\n\n"
        << "extern \"C\" {\n" << declarations(true) << "}\n\n"
        << deviceHelpers()
        << "#define FORMAC_CUDA_CHECK(call, fail)                                          \\\n"

@@ -11,7 +11,8 @@
 # case's rule. Prints one FAIL line per failing case, then
 # "e2e gpu: P passed, F failed"; exits non-zero when a case failed.
 # --c-backend builds the bundle's C code (e2e_gpu_bundle --with-c) in place of
-# the CUDA: the same harness, inputs and checks without a GPU.
+# the CUDA: the same harness, inputs and checks without a GPU. E2E_NVFLAGS adds
+# nvcc flags: -DFORMAC_INDEX_64 runs every kernel's 64-bit-index form.
 set -u
 usage="usage: run_e2e_gpu.sh DIR [--c-backend]"
 dir=$(cd "${1:?$usage}" && pwd) || exit 2
@@ -26,7 +27,7 @@ if [ $backend = cuda ] && ! command -v nvcc >/dev/null; then echo "nvcc is not o
 
 export backend
 export CFLAGS="-std=c99 -O2 -fopenmp -Wall -Wextra -Werror"  # as the C suites build
-export NVFLAGS="-arch=sm_90 -O3"
+export NVFLAGS="-arch=sm_90 -O3 ${E2E_NVFLAGS:-}"  # E2E_NVFLAGS=-DFORMAC_INDEX_64: 64-bit indices
 jobs=$(nproc)
 start=$SECONDS
 rm -rf build out
