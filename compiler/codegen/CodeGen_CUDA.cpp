@@ -409,6 +409,8 @@ class CudaGen {
     for (const auto& e : s.extent) t += " * (size_t)(" + size(e) + ")";
     return t;
   }
+  // The workspace: its struct, destroy and create (buffers allocated and
+  // zeroed once), then the functions of one run.
   std::string workspace() {
     std::ostringstream os;
     std::string W = K() + "_workspace";
@@ -443,31 +445,47 @@ class CudaGen {
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  return ws;\n}\n\n";
 
-    // enqueue: the device work of one run, on a stream; run and run_async call it.
-    std::string eq = W + "* ws, cudaStream_t stream", ea, direct, images;  // ea: run's arguments, direct: run_async's
+    RunArguments args = runArguments();
+    return os.str() + enqueueFunction(args) + runFunction(args) + runAsyncFunction(args);
+  }
+
+  // The images and scalars of one run, as the functions below pass them.
+  struct RunArguments {
+    std::string enqueueParameters;  // after "ws, stream": device images (d_NAME) and scalars
+    std::string fromRun;            // run's arguments to enqueue: its d_ pointers and scalars
+    std::string fromAsync;          // run_async's: its own parameters
+    std::string notOnDevice;        // "!formac_is_device_pointer(a) || ...", every image
+  };
+  RunArguments runArguments() const {
+    RunArguments r;
+    auto image = [&](const std::string& type, const std::string& nm) {
+      r.enqueueParameters += ", " + type + "* d_" + nm;
+      r.fromRun += ", d_" + nm;
+      r.fromAsync += ", " + nm;
+      r.notOnDevice += (r.notOnDevice.empty() ? "" : " || ") + std::string("!formac_is_device_pointer(") + nm + ")";
+    };
     for (const auto& in : p_.inputs) {
       if (in.kind == ir::EntryArg::Image) {
-        std::string nm = name(in.index);
-        eq += ", const " + cType(stage(in.index).type) + "* d_" + nm;
-        ea += ", d_" + nm;
-        direct += ", " + nm;
-        images += (images.empty() ? "" : " || ") + std::string("!formac_is_device_pointer(") + nm + ")";
-      } else {
-        const std::string& sc = n_.scalar[static_cast<size_t>(in.index)];
-        eq += ", const " + std::string(scalarCType(p_.scalars[static_cast<size_t>(in.index)].type)) + " " + sc;
-        ea += ", " + sc;
-        direct += ", " + sc;
+        image("const " + cType(stage(in.index).type), name(in.index));
+        continue;
       }
+      const std::string& sc = n_.scalar[static_cast<size_t>(in.index)];
+      r.enqueueParameters += ", const " + std::string(scalarCType(p_.scalars[static_cast<size_t>(in.index)].type)) + " " + sc;
+      r.fromRun += ", " + sc;
+      r.fromAsync += ", " + sc;
     }
-    for (size_t i = 0; i < p_.outputs.size(); ++i) {
-      std::string on = outputName(p_, i);
-      eq += ", " + cType(stage(p_.outputs[i]).type) + "* d_" + on;
-      ea += ", d_" + on;
-      direct += ", " + on;
-      images += (images.empty() ? "" : " || ") + std::string("!formac_is_device_pointer(") + on + ")";
-    }
+    for (size_t i = 0; i < p_.outputs.size(); ++i) image(cType(stage(p_.outputs[i]).type), outputName(p_, i));
+    return r;
+  }
+
+  // The device work of one run on a stream (run and run_async call it):
+  // zeroing the caller's output where no stage writes, the kernels, copies of
+  // outputs computed elsewhere.
+  std::string enqueueFunction(const RunArguments& a) {
+    std::ostringstream os;
     os << "/* The device work of one run, enqueued on `stream`: every image is on the device. */\n"
-       << "static int " << K() << "_enqueue(" << eq << ") {\n";
+       << "static int " << K() << "_enqueue(" << K() << "_workspace* ws, cudaStream_t stream" << a.enqueueParameters
+       << ") {\n";
     for (const auto& prm : n_.param) os << "  const long long " << prm << " = ws->" << prm << ";\n";
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
@@ -489,9 +507,15 @@ class CudaGen {
                                                            : n_.scalar[static_cast<size_t>(in.index)])
          << ";\n";
     os << "  return 0;\n}\n\n";
+    return os.str();
+  }
 
+  // run: host images copied in and out, device images used in place; returns
+  // when the outputs are written.
+  std::string runFunction(const RunArguments& a) {
+    std::ostringstream os;
     std::string rp = runParameters(p_, n_);
-    os << "extern \"C\" int " << K() << "_run(" << W << "* ws" << (rp.empty() ? "" : ", " + rp) << ") {\n"
+    os << "extern \"C\" int " << K() << "_run(" << K() << "_workspace* ws" << (rp.empty() ? "" : ", " + rp) << ") {\n"
        << "  if (!ws) return 1;\n";
     for (const auto& prm : n_.param) os << "  const long long " << prm << " = ws->" << prm << ";\n";
     os << "  /* Host images are copied in; device images are used where they are. */\n";
@@ -512,7 +536,7 @@ class CudaGen {
          << "  " << cType(s.type) << "* d_" << on << " = " << on << "_on_device ? " << on
          << " : ws->out_" << on << ";\n";
     }
-    os << "  if (" << K() << "_enqueue(ws, 0" << ea << ")) return 1;\n";
+    os << "  if (" << K() << "_enqueue(ws, 0" << a.fromRun << ")) return 1;\n";
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
       os << "  if (!" << on << "_on_device)\n"
@@ -522,13 +546,16 @@ class CudaGen {
     os << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), return 1);\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  return 0;\n}\n\n";
-
-    os << "extern \"C\" int " << K() << "_run_async(" << W << "* ws, void* stream" << (rp.empty() ? "" : ", " + rp)
-       << ") {\n  if (!ws) return 1;\n  if (" << images << ") {\n"
-       << "    fprintf(stderr, \"" << K() << "_run_async: every image must be a device pointer\\n\");\n"
-       << "    return 1;\n  }\n"
-       << "  return " << K() << "_enqueue(ws, (cudaStream_t)stream" << direct << ");\n}\n\n";
     return os.str();
+  }
+
+  // run_async: device images only, enqueued on the caller's stream.
+  std::string runAsyncFunction(const RunArguments& a) {
+    std::string rp = runParameters(p_, n_);
+    return "extern \"C\" int " + K() + "_run_async(" + K() + "_workspace* ws, void* stream" +
+           (rp.empty() ? "" : ", " + rp) + ") {\n  if (!ws) return 1;\n  if (" + a.notOnDevice + ") {\n" +
+           "    fprintf(stderr, \"" + K() + "_run_async: every image must be a device pointer\\n\");\n" +
+           "    return 1;\n  }\n  return " + K() + "_enqueue(ws, (cudaStream_t)stream" + a.fromAsync + ");\n}\n\n";
   }
 
   std::string entryPoint() {
