@@ -240,8 +240,13 @@ class CudaGen {
     }
     return t;
   }
-  std::string launch(const std::string& kernel, const std::string& config, const std::string& args) const {
-    return "      if (int_index) " + kernel + "<int><<<" + config + ", stream>>>(" + args + ");\n" +
+  std::string launch(const std::string& kernel, const std::string& config, const std::string& args,
+                     bool tight = false) const {
+    std::string t;
+    if (tight)
+      t = "      if (int_index && ws->tight_" + kernel + ") " + kernel + "<int, " + std::to_string(kTightBlocks) +
+          "><<<" + config + ", stream>>>(" + args + ");\n      else";
+    return t + (tight ? " " : "      ") + "if (int_index) " + kernel + "<int><<<" + config + ", stream>>>(" + args + ");\n" +
            "      else " + kernel + "<long long><<<" + config + ", stream>>>(" + args + ");\n" +
            "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
   }
@@ -365,8 +370,25 @@ class CudaGen {
        << "      const dim3 grid((unsigned)((cols + " << g.tile[1] - 1 << ") / " << g.tile[1] << "), (unsigned)((rows + "
        << g.tile[0] - 1 << ") / " << g.tile[0] << "), 1);\n"
        << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n"
-       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args) << "    }\n  }\n";
+       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args, !g.onePass)
+       << "    }\n  }\n";
     return os.str();
+  }
+
+  // In create(): each heavy fused kernel runs its form for kTightBlocks
+  // resident blocks when ptxas kept that form free of spills.
+  std::string tightForms() const {
+    std::string t;
+    for (const auto& g : groups_) {
+      if (!g.fused() || g.onePass) continue;
+      std::string k = fusedName(g) + "<int, " + std::to_string(kTightBlocks) + ">";
+      t += "  { /* " + fusedName(g) + ": " + std::to_string(kTightBlocks) +
+           " blocks per SM when that costs no spills */\n"
+           "    cudaFuncAttributes a;\n"
+           "    if (cudaFuncGetAttributes(&a, " + k + ") == cudaSuccess) ws->tight_" + fusedName(g) +
+           " = a.localSizeBytes == 0;\n    else cudaGetLastError();\n  }\n";
+    }
+    return t;
   }
 
   // In create(): kernels above the default shared memory ask for the opt-in
@@ -387,7 +409,9 @@ class CudaGen {
            "    fprintf(stderr, \"" + K() + ": " + fusedName(g) + " needs " + B +
            " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
            "    " + fail + "\n  }\n";
-      for (const char* I : {"int", "long long"})
+      std::vector<std::string> forms = {"int", "long long"};
+      if (!g.onePass) forms.push_back("int, " + std::to_string(kTightBlocks));
+      for (const auto& I : forms)
         t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + fusedName(g) + "<" + I +
              ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
     }
@@ -424,6 +448,8 @@ class CudaGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       buffers.push_back({"out_" + outputName(p_, i), &stage(p_.outputs[i])});
     for (const auto& b : buffers) os << "  " << cType(b.second->type) << "* " << b.first << ";\n";
+    for (const auto& g : groups_)
+      if (g.fused() && !g.onePass) os << "  int tight_" << fusedName(g) << ";  /* run its <int, " << kTightBlocks << "> form */\n";
     os << "  int unused;\n};\n\n";
 
     os << "extern \"C\" void " << K() << "_destroy(" << W << "* ws) {\n  if (!ws) return;\n";
@@ -433,7 +459,7 @@ class CudaGen {
     os << "extern \"C\" " << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
        << "  " << W << "* ws = (" << W << "*)calloc(1, sizeof *ws);\n  if (!ws) return NULL;\n";
     for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    os << extentChecks(p_, n_, K()) << sharedMemoryOptIn();
+    os << extentChecks(p_, n_, K()) << sharedMemoryOptIn() << tightForms();
     os << "  /* Buffers start at 0: the points a stage does not compute stay 0. */\n";
     for (const auto& b : buffers)
       os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.first << ", " << bytesOf(*b.second)

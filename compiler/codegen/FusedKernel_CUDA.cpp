@@ -158,7 +158,8 @@ class FusedWriter {
       if (m.inlined) os << (any ? ", " : "") << name(m.stage), any = true;
     os << (any ? "" : "nothing") << ". */\n";
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
-    os << "template <typename I>\n__global__ void __launch_bounds__(" << kCudaThreads << ") " << r_.kernelName
+    os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
+       << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
        << "(" << r_.params << ") {\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  const I t0 = (I)blockIdx.y * " << TY() << ";\n"

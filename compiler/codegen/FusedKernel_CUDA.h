@@ -14,6 +14,11 @@
 namespace formac::codegen {
 
 constexpr int kCudaThreads = 256;  // threads per block of every kernel
+// Heavy fused kernels (the sweep) are also built for this many resident
+// blocks per SM (40 registers a thread); create() picks that form when
+// ptxas kept it free of spills (harris: 48 -> 40 registers, 3% faster;
+// canny's spills, so it keeps its 64).
+constexpr int kTightBlocks = 6;
 
 struct FusedKernelRequest {
   const ir::Pipeline* pipeline = nullptr;

@@ -28,7 +28,9 @@ const std::set<std::string>& reserved() {
       "a", "b", "v", "z", "i", "t0", "t1", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
       "row", "rest", "outer_count", "checked_end", "fast_end", "end", "tid", "nx", "ny", "nz",
       "grid", "block", "rows", "cols", "w", "h", "budget", "dim3", "r", "c", "int_index", "device",
-      "shared_optin"};
+      "shared_optin", "stream",
+      // the CUDA kernels' index type
+      "I"};
   return words;
 }
 

@@ -264,6 +264,16 @@ for j = 1..2
 endfor
 return add(d<1>, d<2>);
 )", ""});
+  // Names the generated code uses for itself (the CUDA kernels' index type I,
+  // run_async's stream, locals and members): each must be renamed.
+  v.push_back({"names_of_generated_code", R"(stencil bx(vector#2 %T% X) { return cast<%T%>((X@[0,-1] + 2 * X + X@[0,1]) / 4); }
+stencil by(vector#2 %T% Y) { return cast<%T%>((Y@[-1,0] + 2 * Y + Y@[1,0]) / 4); }
+parameter I, stream;
+vector#2 %T% ws[I,stream];
+grid = bx(ws:mirror);
+block = by(grid:clamped);
+return block;
+)", ""});
   return v;
 }
 
