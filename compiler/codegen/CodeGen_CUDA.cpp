@@ -240,14 +240,16 @@ class CudaGen {
     }
     return t;
   }
+  // The launch of `kernel`'s instantiations: int or long long indices, and
+  // with `tight` the int form for kTightBlocks blocks when create() chose it.
   std::string launch(const std::string& kernel, const std::string& config, const std::string& args,
                      bool tight = false) const {
-    std::string t;
-    if (tight)
-      t = "      if (int_index && ws->tight_" + kernel + ") " + kernel + "<int, " + std::to_string(kTightBlocks) +
-          "><<<" + config + ", stream>>>(" + args + ");\n      else";
-    return t + (tight ? " " : "      ") + "if (int_index) " + kernel + "<int><<<" + config + ", stream>>>(" + args + ");\n" +
-           "      else " + kernel + "<long long><<<" + config + ", stream>>>(" + args + ");\n" +
+    auto call = [&](const std::string& form) {
+      return kernel + "<" + form + "><<<" + config + ", stream>>>(" + args + ");\n";
+    };
+    std::string t = "      ";
+    if (tight) t += "if (int_index && ws->tight_" + kernel + ") " + call(tightForm()) + "      else ";
+    return t + "if (int_index) " + call("int") + "      else " + call("long long") +
            "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
   }
 
@@ -370,18 +372,23 @@ class CudaGen {
        << "      const dim3 grid((unsigned)((cols + " << g.tile[1] - 1 << ") / " << g.tile[1] << "), (unsigned)((rows + "
        << g.tile[0] - 1 << ") / " << g.tile[0] << "), 1);\n"
        << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n"
-       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args, !g.onePass)
+       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args, hasTightForm(g))
        << "    }\n  }\n";
     return os.str();
   }
+
+  // Heavy fused kernels (the sweep) also have an int form for kTightBlocks
+  // resident blocks per SM (FusedKernel_CUDA.h).
+  static bool hasTightForm(const passes::FusionGroup& g) { return g.fused() && !g.onePass; }
+  static std::string tightForm() { return "int, " + std::to_string(kTightBlocks); }
 
   // In create(): each heavy fused kernel runs its form for kTightBlocks
   // resident blocks when ptxas kept that form free of spills.
   std::string tightForms() const {
     std::string t;
     for (const auto& g : groups_) {
-      if (!g.fused() || g.onePass) continue;
-      std::string k = fusedName(g) + "<int, " + std::to_string(kTightBlocks) + ">";
+      if (!hasTightForm(g)) continue;
+      std::string k = fusedName(g) + "<" + tightForm() + ">";
       t += "  { /* " + fusedName(g) + ": " + std::to_string(kTightBlocks) +
            " blocks per SM when that costs no spills */\n"
            "    cudaFuncAttributes a;\n"
@@ -410,7 +417,7 @@ class CudaGen {
            " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
            "    " + fail + "\n  }\n";
       std::vector<std::string> forms = {"int", "long long"};
-      if (!g.onePass) forms.push_back("int, " + std::to_string(kTightBlocks));
+      if (hasTightForm(g)) forms.push_back(tightForm());
       for (const auto& I : forms)
         t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + fusedName(g) + "<" + I +
              ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
@@ -449,7 +456,7 @@ class CudaGen {
       buffers.push_back({"out_" + outputName(p_, i), &stage(p_.outputs[i])});
     for (const auto& b : buffers) os << "  " << cType(b.second->type) << "* " << b.first << ";\n";
     for (const auto& g : groups_)
-      if (g.fused() && !g.onePass) os << "  int tight_" << fusedName(g) << ";  /* run its <int, " << kTightBlocks << "> form */\n";
+      if (hasTightForm(g)) os << "  int tight_" << fusedName(g) << ";  /* run its <" << tightForm() << "> form */\n";
     os << "  int unused;\n};\n\n";
 
     os << "extern \"C\" void " << K() << "_destroy(" << W << "* ws) {\n  if (!ws) return;\n";

@@ -271,6 +271,16 @@ class FusedWriter {
            pointBody(id, true, true, result, ind + "  ") + ind + "}\n";
   }
 
+  // The value `v` of stage `id` at (q0, q1): checked (0 outside the
+  // stage's box, boundary modes resolved) or check-free.
+  std::string pointValue(int id, bool checked, const std::string& ind) const {
+    std::string t = checked ? aliases(id, ind) : "";
+    t += ind + cType(stage(id).type) + " v = {};\n";
+    if (!checked) return t + pointBody(id, false, false, "v", ind);
+    return t + ind + "if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" + checkedPoint(id, "v", ind + "  ") +
+           ind + "}\n";
+  }
+
   // Inlined members as functions of the point, check-free (interior blocks)
   // and checked (0 outside the member's box, boundary modes resolved).
   std::string lambdas() const {
@@ -278,13 +288,10 @@ class FusedWriter {
     for (const auto& m : g_.members) {
       if (!m.inlined) continue;
       std::string T = cType(stage(m.stage).type);
-      t += "  /* " + name(m.stage) + ": recomputed where it is read */\n"
-           "  auto " + function(m.stage, false) + " = [&](const I q0, const I q1) -> " + T + " {\n"
-           "    " + T + " v = {};\n" + pointBody(m.stage, false, false, "v", "    ") + "    return v;\n  };\n"
-           "  auto " + function(m.stage, true) + " = [&](const I q0, const I q1) -> " + T + " {\n" +
-           aliases(m.stage, "    ") + "    " + T + " v = {};\n"
-           "    if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" +
-           checkedPoint(m.stage, "v", "      ") + "    }\n    return v;\n  };\n";
+      t += "  /* " + name(m.stage) + ": recomputed where it is read */\n";
+      for (bool checked : {false, true})
+        t += "  auto " + function(m.stage, checked) + " = [&](const I q0, const I q1) -> " + T + " {\n" +
+             pointValue(m.stage, checked, "    ") + "    return v;\n  };\n";
     }
     return t;
   }
@@ -505,14 +512,17 @@ class FusedWriter {
         ";\n      } else if (i < formac_top + formac_side) {\n        const int k = (i - formac_top) % formac_mid;\n"
         "        r = formac_ra + (i - formac_top) / formac_mid, c = k < formac_ca ? k : formac_cb + 1 + k - formac_ca;\n"
         "      } else {\n        r = formac_rb + 1 + (i - formac_top - formac_side) / " + W +
-        ", c = (i - formac_top - formac_side) % " + W + ";\n      }\n      const I q0 = " + r0(region) +
-        " + r;\n      const I q1 = " + c0(region) + " + c;\n";
-    for (int id : ids) {
-      t += "      {\n" + aliases(id, "        ") + "        " + cType(stage(id).type) + " v = {};\n" +
-           "        if (q0 >= lo0 && q0 <= hi0 && q1 >= lo1 && q1 <= hi1) {\n" + checkedPoint(id, "v", "          ") +
-           "        }\n        " + store(id, "r", "c", "v") + "\n      }\n";
-    }
-    return t + "    }\n";
+        ", c = (i - formac_top - formac_side) % " + W + ";\n      }\n";
+    return t + regionPoint(region, ids, store, true, "      ") + "    }\n";
+  }
+
+  // Point (r, c) of the region, every stage of `ids` computed and stored.
+  std::string regionPoint(int region, const std::vector<int>& ids, const Store& store, bool checked,
+                          const std::string& ind) const {
+    std::string t = ind + "const I q0 = " + r0(region) + " + r;\n" + ind + "const I q1 = " + c0(region) + " + c;\n";
+    for (int id : ids)
+      t += ind + "{\n" + pointValue(id, checked, ind + "  ") + ind + "  " + store(id, "r", "c", "v") + "\n" + ind + "}\n";
+    return t;
   }
 
   // Border blocks of light groups: the rect one point per thread and pass,
@@ -523,12 +533,8 @@ class FusedWriter {
     std::string W = std::to_string(w);
     std::string t = "      for (int i = formac_tid; i < " + std::to_string(h * w) + "; i += " +
                     std::to_string(kCudaThreads) + ") {\n        const int r = i / " + W + ", c = i % " + W +
-                    ";\n        if (r < formac_ra || r > formac_rb || c < formac_ca || c > formac_cb) continue;\n"
-                    "        const I q0 = " + r0(region) + " + r;\n        const I q1 = " + c0(region) + " + c;\n";
-    for (int id : ids)
-      t += "        {\n          " + cType(stage(id).type) + " v = {};\n" + pointBody(id, false, false, "v", "          ") +
-           "          " + store(id, "r", "c", "v") + "\n        }\n";
-    return t + "      }\n";
+                    ";\n        if (r < formac_ra || r > formac_rb || c < formac_ca || c > formac_cb) continue;\n";
+    return t + regionPoint(region, ids, store, false, "        ") + "      }\n";
   }
 
   // A region's code: in interior blocks one pass or the sweep
