@@ -241,14 +241,17 @@ class CudaGen {
     return t;
   }
   // The launch of `kernel`'s instantiations: int or long long indices, and
-  // with `tight` the int form for kTightBlocks blocks when create() chose it.
+  // with `tight` the int form for the blocks per SM create() chose, if any.
   std::string launch(const std::string& kernel, const std::string& config, const std::string& args,
                      bool tight = false) const {
     auto call = [&](const std::string& form) {
       return kernel + "<" + form + "><<<" + config + ", stream>>>(" + args + ");\n";
     };
     std::string t = "      ";
-    if (tight) t += "if (int_index && ws->tight_" + kernel + ") " + call(tightForm()) + "      else ";
+    if (tight)
+      for (int b : kTightBlocks)
+        t += "if (int_index && ws->tight_" + kernel + " == " + std::to_string(b) + ") " + call(tightForm(b)) +
+             "      else ";
     return t + "if (int_index) " + call("int") + "      else " + call("long long") +
            "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
   }
@@ -377,23 +380,26 @@ class CudaGen {
     return os.str();
   }
 
-  // Heavy fused kernels (the sweep) also have an int form for kTightBlocks
+  // Heavy fused kernels (the sweep) also have int forms for kTightBlocks
   // resident blocks per SM (FusedKernel_CUDA.h).
   static bool hasTightForm(const passes::FusionGroup& g) { return g.fused() && !g.onePass; }
-  static std::string tightForm() { return "int, " + std::to_string(kTightBlocks); }
+  static std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
 
-  // In create(): each heavy fused kernel runs its form for kTightBlocks
-  // resident blocks when ptxas kept that form free of spills.
+  // In create(): each heavy fused kernel runs its form for the most resident
+  // blocks that ptxas kept free of spills (ws->tight_K: those blocks, 0 for none).
   std::string tightForms() const {
     std::string t;
     for (const auto& g : groups_) {
       if (!hasTightForm(g)) continue;
-      std::string k = fusedName(g) + "<" + tightForm() + ">";
-      t += "  { /* " + fusedName(g) + ": " + std::to_string(kTightBlocks) +
-           " blocks per SM when that costs no spills */\n"
-           "    cudaFuncAttributes a;\n"
-           "    if (cudaFuncGetAttributes(&a, " + k + ") == cudaSuccess) ws->tight_" + fusedName(g) +
-           " = a.localSizeBytes == 0;\n    else cudaGetLastError();\n  }\n";
+      std::string blocks;
+      for (int b : kTightBlocks) blocks += (blocks.empty() ? "" : ", then ") + std::to_string(b);
+      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") that cost no spills */\n"
+           "    cudaFuncAttributes a;\n    ";
+      for (int b : kTightBlocks)
+        t += "if (cudaFuncGetAttributes(&a, " + fusedName(g) + "<" + tightForm(b) +
+             ">) == cudaSuccess && a.localSizeBytes == 0) ws->tight_" + fusedName(g) + " = " + std::to_string(b) +
+             ";\n    else ";
+      t = t.substr(0, t.size() - 5) + "cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
     }
     return t;
   }
@@ -417,7 +423,8 @@ class CudaGen {
            " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
            "    " + fail + "\n  }\n";
       std::vector<std::string> forms = {"int", "long long"};
-      if (hasTightForm(g)) forms.push_back(tightForm());
+      if (hasTightForm(g))
+        for (int b : kTightBlocks) forms.push_back(tightForm(b));
       for (const auto& I : forms)
         t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + fusedName(g) + "<" + I +
              ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
@@ -456,7 +463,7 @@ class CudaGen {
       buffers.push_back({"out_" + outputName(p_, i), &stage(p_.outputs[i])});
     for (const auto& b : buffers) os << "  " << cType(b.second->type) << "* " << b.first << ";\n";
     for (const auto& g : groups_)
-      if (hasTightForm(g)) os << "  int tight_" << fusedName(g) << ";  /* run its <" << tightForm() << "> form */\n";
+      if (hasTightForm(g)) os << "  int tight_" << fusedName(g) << ";  /* blocks per SM of the <int, blocks> form it runs (0: <int>) */\n";
     os << "  int unused;\n};\n\n";
 
     os << "extern \"C\" void " << K() << "_destroy(" << W << "* ws) {\n  if (!ws) return;\n";

@@ -13,12 +13,18 @@
 
 namespace formac::codegen {
 
-// Rows per thread in the sweep of heavy groups (seed 002's register tiling). Fixed:
-// choosing it per region to save a partial last pass (5 rows of a 32 x 66
+// The points per thread in the sweep of heavy groups (seed 002's register
+// tiling): kRows vertically adjacent rows of kCols adjacent columns, which
+// share the taps they read (and nvcc the products of them). Fixed: choosing
+// the rows per region to save a partial last pass (5 rows of a 32 x 66
 // region: 2 passes instead of 3) measured 5-17% slower on the H100, as rows
 // past the region's end need guards that keep nvcc from issuing the rows'
-// loads together; clamping those rows instead (no guards) measured 4-8% slower.
+// loads together; clamping those rows instead (no guards) measured 4-8%
+// slower. Of 4x1, 8x1, 2x2, 4x2, 6x2, 8x2, 4x3, 2x4 and 4x4, 4x2 was fastest
+// for harris and canny (8192^2: -9% and -17% against 4x1; more points per
+// thread cost more registers than their shared loads save).
 constexpr int kRows = 4;
+constexpr int kCols = 2;
 
 namespace {
 
@@ -233,17 +239,20 @@ class FusedWriter {
   // read of an inlined member bound first to a local: each is computed once
   // per point however often the body reads it. Reading one that the body
   // reads only under a condition costs no more than giving it a tile. With
-  // `pre`, its loads go there instead (named from `prefix`).
+  // `pre`, its loads go there instead (named from `prefix`). `here`: members
+  // already computed at this point (their variables), read from those.
   std::string pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
-                        const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "") const {
+                        const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "",
+                        const std::map<int, std::string>& here = {}) const {
     LoopNestOptions lo = options(id, checkedAccess);
     lo.resultVariable = result;
+    auto loaded = [this, &here](int pid) { return !inlined(pid) && !here.count(pid); };
     // Check-free code reads in range whatever a ?: picks: its tile and
     // memory loads go first and the ?: selects (nvcc would branch around
     // each); inlined members stay where they are read (they cost arithmetic).
-    if (!checkedAccess && !checkedBody) lo.hoistBranchReads = [this](int pid) { return !inlined(pid); };
+    if (!checkedAccess && !checkedBody) lo.hoistBranchReads = loaded;
     if (pre) {
-      lo.preload = [this](int pid) { return !inlined(pid); };
+      lo.preload = loaded;
       lo.preloadPrefix = prefix;
       lo.preloadDeclarations = &pre->declarations;
       lo.preloadAssignments = &pre->assignments;
@@ -251,6 +260,8 @@ class FusedWriter {
     std::map<std::string, std::string> seen;
     std::string decls;
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
+      auto computed = here.find(pid);
+      if (computed != here.end()) return computed->second;
       std::string call = access(pid, idx, checkedAccess);
       if (!inlined(pid)) return call;
       auto it = seen.find(call);
@@ -306,8 +317,25 @@ class FusedWriter {
     return found;
   }
 
+  // Whether every read `a` makes of `b` is of the point itself (offset 0,
+  // scale 1), none through inlined members.
+  bool readsOnlyItsPoint(int a, int b) const {
+    bool only = true;
+    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
+      if (e.kind != ir::Expr::ImageRead) return;
+      if (e.producer == b)
+        for (const auto& ax : e.axes) only = only && ax.offset == 0 && ax.scale == 1;
+      else if (inlined(e.producer) && dependsOn(e.producer, b))
+        only = false;
+    });
+    return only;
+  }
+
   // Members with tiles, in order, grouped into loops: consecutive members of
-  // one region that do not read each other share a loop (and its loads).
+  // one region share a loop (and its loads) when each reads the others of
+  // the loop only at its own point: in check-free code, it reads their values
+  // there from registers (the checked frame reads the tiles, which the same
+  // thread stored just before).
   std::vector<std::vector<int>> batches() const {
     std::vector<std::vector<int>> out;
     for (const auto& m : g_.members) {
@@ -315,7 +343,7 @@ class FusedWriter {
       bool join = !out.empty() && H(out.back()[0]) == H(m.stage) && W(out.back()[0]) == W(m.stage) &&
                   r0(out.back()[0]) == r0(m.stage) && c0(out.back()[0]) == c0(m.stage);
       for (int other : join ? out.back() : std::vector<int>{})
-        if (dependsOn(m.stage, other)) join = false;
+        if (dependsOn(m.stage, other) && !readsOnlyItsPoint(m.stage, other)) join = false;
       if (join)
         out.back().push_back(m.stage);
       else
@@ -375,10 +403,14 @@ class FusedWriter {
     std::string declarations, loads, arithmetic;
     for (size_t k = 0; k < at.size(); ++k) {
       std::string pointLoads, body;
+      std::map<int, std::string> here;  // the batch's members computed at this point
       for (int id : ids) {
         Preloads mine;
         std::string prefix = "formac_p" + std::to_string(k) + "_" + name(id) + "_";
-        body += in + "  {\n" + pointBody(id, false, false, at[k].value.at(id), in + "    ", preload ? &mine : nullptr, prefix) + in + "  }\n";
+        body += in + "  {\n" +
+                pointBody(id, false, false, at[k].value.at(id), in + "    ", preload ? &mine : nullptr, prefix, here) +
+                in + "  }\n";
+        here[id] = at[k].value.at(id);
         declarations += indentLines(mine.declarations, in);
         pointLoads += indentLines(mine.assignments, in + "  ");
       }
@@ -403,32 +435,45 @@ class FusedWriter {
   }
 
   // The sweep (heavy groups, bound by instruction issue): the threads sweep
-  // the region in passes, each thread computing kRows vertically adjacent
-  // points of every stage in `ids` (seed 002's register tiling: the rows
-  // share the taps they read), then storing them. With `border`, within the rect.
+  // the region in passes, each thread computing kRows x kCols adjacent points
+  // of every stage in `ids` (seed 002's register tiling: the points share the
+  // taps they read), then storing them. With `border`, within the rect, one
+  // column per thread (border blocks are few; their rows and columns are
+  // clamped into the rect).
   std::string sweepLoop(int region, const std::vector<int>& ids, const Store& store, bool border) const {
-    int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows;
-    std::string in = "      ", W = std::to_string(w);
-    std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * w) + "; i += " +
+    const int rowsPer = kRows, colsPer = border ? 1 : kCols;
+    int h = H(region), w = W(region), groups = (h + rowsPer - 1) / rowsPer, wc = (w + colsPer - 1) / colsPer;
+    std::string in = "      ", W = std::to_string(wc);
+    std::string column = colsPer == 1 ? "i % " + W : "(i % " + W + ") * " + std::to_string(colsPer);
+    std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * wc) + "; i += " +
                     std::to_string(kCudaThreads) + ") {\n" + in + "const int r = (i / " + W + ") * " +
-                    std::to_string(kRows) + ", " +
-                    (border ? "formac_c = i % " + W + ", c = " + inRect("formac_c", false) : "c = i % " + W) + ";\n" +
+                    std::to_string(rowsPer) + ", " +
+                    (border ? "formac_c = i % " + W + ", c = " + inRect("formac_c", false) : "c = " + column) + ";\n" +
                     in + "const I q1 = " + c0(region) + " + c;\n";
-    if (border) t += rowIndices(h, kRows, false, true, in);
+    if (border) t += rowIndices(h, rowsPer, false, true, in);
     std::vector<PointAt> at;
-    for (int u = 0; u < kRows; ++u) {
-      std::string U = std::to_string(u);
-      std::string guard = h % kRows == 0 ? "" : "if (r + " + U + " < " + std::to_string(h) + ") ";
-      PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n", "(r + " + U + ")", "c", {}, guard, guard};
-      if (border)
-        p = PointAt{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
-                    "if (formac_row" + U + " == r + " + U + " && c == formac_c) "};
-      for (int id : ids) {
-        t += in + cType(stage(id).type) + " " + value(id, u) + " = {};\n";
-        p.value[id] = value(id, u);
+    for (int u = 0; u < rowsPer; ++u)
+      for (int v = 0; v < colsPer; ++v) {
+        std::string U = std::to_string(u), V = std::to_string(v);
+        std::vector<std::string> conds;
+        if (h % rowsPer) conds.push_back("r + " + U + " < " + std::to_string(h));
+        if (w % colsPer && v) conds.push_back("c + " + V + " < " + std::to_string(w));
+        std::string guard;
+        for (const auto& c : conds) guard += (guard.empty() ? "if (" : " && ") + c;
+        if (!guard.empty()) guard += ") ";
+        std::string col = v ? "(c + " + V + ")" : "c";
+        PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n" +
+                      (v ? in + "  const I q1 = " + c0(region) + " + c + " + V + ";\n" : ""),
+                  "(r + " + U + ")", col, {}, guard, guard};
+        if (border)
+          p = PointAt{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
+                      "if (formac_row" + U + " == r + " + U + " && c == formac_c) "};
+        for (int id : ids) {
+          t += in + cType(stage(id).type) + " " + value(id, u * colsPer + v) + " = {};\n";
+          p.value[id] = value(id, u * colsPer + v);
+        }
+        at.push_back(p);
       }
-      at.push_back(p);
-    }
     return t + points(ids, at, in, false) + storePoints(ids, at, store, in) + "    }\n";
   }
 

@@ -264,6 +264,38 @@ for j = 1..2
 endfor
 return add(d<1>, d<2>);
 )", ""});
+  // A member read only at its own point by the next (mix reads dx and dy at
+  // the point: on the GPU it joins their loop and reads them from registers),
+  // whose consumer reads it on one side only (the loop's region is 65
+  // columns wide: the 2-column sweep guards its last column); in a heavy
+  // group (the sweep) and a light one (one pass, loads first).
+  const std::string joinTail = R"(parameter M, N;
+vector#2 %T% img[M,N];
+a = dx(img:mirror);
+b = dy(img:clamped);
+c = mix(a, b);
+return pick(a, b, c);
+)";
+  v.push_back({"pointwise_join_heavy",
+               R"(stencil dx(vector#2 %T% X) {
+  return cast<%T%>((X@[-1,1] - X@[-1,0]) + 2 * (X@[0,1] - X) + (X@[1,1] - X@[1,0]) + (X@[2,1] - X@[2,0]) * 3 - X@[1,1] * X@[1,0]);
+}
+stencil dy(vector#2 %T% X) {
+  return cast<%T%>((X@[1,0] - X@[-1,0]) + (X@[1,1] - X@[-1,1]) + (X@[2,1] - X@[2,0]) * 3 - X@[1,1] * X@[1,0]);
+}
+stencil mix(vector#2 %T% A, vector#2 %T% B) { return cast<%T%>(A * 3 - B + (A > B ? A : B)); }
+stencil pick(vector#2 %T% A, vector#2 %T% B, vector#2 %T% C) {
+  return cast<%T%>(A > B ? C@[0,-1] + C@[1,0] : C - C@[-1,0] + C@[1,-1]);
+}
+)" + joinTail,
+               ""});
+  v.push_back({"pointwise_join_light",
+               R"(stencil dx(vector#2 %T% X) { return cast<%T%>(X@[0,1] - X); }
+stencil dy(vector#2 %T% X) { return cast<%T%>(X@[1,0] - X); }
+stencil mix(vector#2 %T% A, vector#2 %T% B) { return cast<%T%>(A * 3 - B + (A > B ? A : B)); }
+stencil pick(vector#2 %T% A, vector#2 %T% B, vector#2 %T% C) { return cast<%T%>(A > B ? C@[0,-1] : C@[1,0]); }
+)" + joinTail,
+               ""});
   // Names the generated code uses for itself (the CUDA kernels' index type I,
   // run_async's stream, locals and members): each must be renamed.
   v.push_back({"names_of_generated_code", R"(stencil bx(vector#2 %T% X) { return cast<%T%>((X@[0,-1] + 2 * X + X@[0,1]) / 4); }
