@@ -393,13 +393,14 @@ class CudaGen {
       if (!hasTightForm(g)) continue;
       std::string blocks;
       for (int b : kTightBlocks) blocks += (blocks.empty() ? "" : ", then ") + std::to_string(b);
-      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") that cost no spills */\n"
-           "    cudaFuncAttributes a;\n    ";
+      std::string chain;
       for (int b : kTightBlocks)
-        t += "if (cudaFuncGetAttributes(&a, " + fusedName(g) + "<" + tightForm(b) +
-             ">) == cudaSuccess && a.localSizeBytes == 0) ws->tight_" + fusedName(g) + " = " + std::to_string(b) +
-             ";\n    else ";
-      t = t.substr(0, t.size() - 5) + "cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
+        chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + fusedName(g) +
+                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes == 0) ws->tight_" + fusedName(g) +
+                 " = " + std::to_string(b) + ";\n";
+      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") that cost no spills */\n"
+           "    cudaFuncAttributes a;\n" + chain +
+           "    cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
     }
     return t;
   }

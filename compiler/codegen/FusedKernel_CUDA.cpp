@@ -317,14 +317,14 @@ class FusedWriter {
     return found;
   }
 
-  // Whether every read `a` makes of `b` is of the point itself (offset 0,
-  // scale 1), none through inlined members.
+  // Whether every read `a` makes of `b` is of the point itself
+  // (passes::readsOwnPoint), none through inlined members.
   bool readsOnlyItsPoint(int a, int b) const {
     bool only = true;
     ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
       if (e.kind != ir::Expr::ImageRead) return;
       if (e.producer == b)
-        for (const auto& ax : e.axes) only = only && ax.offset == 0 && ax.scale == 1;
+        only = only && passes::readsOwnPoint(e);
       else if (inlined(e.producer) && dependsOn(e.producer, b))
         only = false;
     });
@@ -441,22 +441,22 @@ class FusedWriter {
   // column per thread (border blocks are few; their rows and columns are
   // clamped into the rect).
   std::string sweepLoop(int region, const std::vector<int>& ids, const Store& store, bool border) const {
-    const int rowsPer = kRows, colsPer = border ? 1 : kCols;
-    int h = H(region), w = W(region), groups = (h + rowsPer - 1) / rowsPer, wc = (w + colsPer - 1) / colsPer;
+    const int colsPer = border ? 1 : kCols;
+    int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows, wc = (w + colsPer - 1) / colsPer;
     std::string in = "      ", W = std::to_string(wc);
     std::string column = colsPer == 1 ? "i % " + W : "(i % " + W + ") * " + std::to_string(colsPer);
     std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * wc) + "; i += " +
                     std::to_string(kCudaThreads) + ") {\n" + in + "const int r = (i / " + W + ") * " +
-                    std::to_string(rowsPer) + ", " +
+                    std::to_string(kRows) + ", " +
                     (border ? "formac_c = i % " + W + ", c = " + inRect("formac_c", false) : "c = " + column) + ";\n" +
                     in + "const I q1 = " + c0(region) + " + c;\n";
-    if (border) t += rowIndices(h, rowsPer, false, true, in);
+    if (border) t += rowIndices(h, kRows, false, true, in);
     std::vector<PointAt> at;
-    for (int u = 0; u < rowsPer; ++u)
+    for (int u = 0; u < kRows; ++u)
       for (int v = 0; v < colsPer; ++v) {
         std::string U = std::to_string(u), V = std::to_string(v);
         std::vector<std::string> conds;
-        if (h % rowsPer) conds.push_back("r + " + U + " < " + std::to_string(h));
+        if (h % kRows) conds.push_back("r + " + U + " < " + std::to_string(h));
         if (w % colsPer && v) conds.push_back("c + " + V + " < " + std::to_string(w));
         std::string guard;
         for (const auto& c : conds) guard += (guard.empty() ? "if (" : " && ") + c;

@@ -105,9 +105,7 @@ static int countOperations(const ir::Piece& pc, bool countReads, bool* offsetZer
     switch (e.kind) {
       case ir::Expr::IndexRead: *offsetZero = false; break;
       case ir::Expr::ImageRead:
-        if (e.firstDim != 0 || !e.origin.empty()) *offsetZero = false;
-        for (const auto& a : e.axes)
-          if (a.offset != 0 || a.scale != 1) *offsetZero = false;
+        if (!readsOwnPoint(e)) *offsetZero = false;
         if (countReads) ++operations;
         break;
       case ir::Expr::Unary: case ir::Expr::Binary: case ir::Expr::Select: case ir::Expr::Cast: ++operations; break;
@@ -116,6 +114,13 @@ static int countOperations(const ir::Piece& pc, bool countReads, bool* offsetZer
     }
   });
   return operations;
+}
+
+bool readsOwnPoint(const ir::Expr& e) {
+  if (e.kind != ir::Expr::ImageRead || e.firstDim != 0 || !e.origin.empty()) return false;
+  for (const auto& a : e.axes)
+    if (a.offset != 0 || a.scale != 1) return false;
+  return true;
 }
 
 bool cheapPointwise(const ir::Piece& pc) {

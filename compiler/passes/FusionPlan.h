@@ -76,6 +76,11 @@ bool isWholeStencil(const ir::Pipeline& p, const ir::Stage& s);
 // the CUDA planner below and the CPU backend's InlineMembers.
 bool cheapPointwise(const ir::Piece& pc);
 
+// Whether `e` is a read of its producer at the point being computed (offset
+// 0 and scale 1 along every axis, from the first lattice dimension, no
+// symbolic origin).
+bool readsOwnPoint(const ir::Expr& e);
+
 // Operations of one point of a piece: reads, unary and binary operations,
 // selects and casts count one each, a math call kInlineOps + 1.
 int pointOperations(const ir::Piece& pc);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "ir/Edges.h"
 #include "lex/Lexer.h"
 #include "parse/Parser.h"
 #include "passes/FusionPlan.h"
@@ -116,6 +117,32 @@ TEST(FusionPlan, ShrinkingStopsAtTheHalo) {
       EXPECT_GT(groups[0].tile[d], m.haloHi[d]);
     }
   EXPECT_EQ(groups[0].tile, (std::vector<int>{4, 4}));
+}
+
+// The reads of each stage's body, in order, as readsOwnPoint sees them.
+std::vector<bool> ownPointReads(const ir::Pipeline& p, const std::string& origin) {
+  std::vector<bool> out;
+  for (const auto& s : p.stages)
+    if (s.origin == origin)
+      ir::forEachExpr(s.pieces[0].body, [&](const ir::Expr& e) {
+        if (e.kind == ir::Expr::ImageRead) out.push_back(passes::readsOwnPoint(e));
+      });
+  return out;
+}
+
+TEST(FusionPlan, ReadsOwnPointOnlyAtOffsetZeroAndScaleOne) {
+  SourceFile file{"own.idsl", R"(stencil mix(vector#2 float A, vector#2 float B) { return A * 3 - B@[0,1]; }
+stencil half(vector#2 float A) { return A@[(0,2),(0,1)]; }
+parameter M, N;
+vector#2 float x[M,N];
+vector#2 float y[M,N];
+m = mix(x, y);
+return half(m);
+)"};
+  Warnings warnings;
+  ir::Pipeline p = buildPipeline(parse(lex(file)), "k", warnings);
+  EXPECT_EQ(ownPointReads(p, "mix(x, y)"), (std::vector<bool>{true, false}));
+  EXPECT_EQ(ownPointReads(p, "half(m)"), (std::vector<bool>{false}));
 }
 
 }  // namespace
