@@ -1,6 +1,7 @@
 #include "codegen/CodeGen_CUDA.h"
 
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -150,6 +151,7 @@ class CudaGen {
         l.extentStage = g.sink;
         l.tile = g.tile;
         l.sharedBytes = fusedSharedBytes(p_, g);
+        if (hasTightForm(g)) l.tightBlocks.assign(std::begin(kTightBlocks), std::end(kTightBlocks));
         k.launches.push_back(l);
         continue;
       }

@@ -48,6 +48,10 @@ struct CudaLaunch {
   // min(product of the other n, 65535)); the kernels' loops stride over the rest.
   std::vector<int> tile;
   long long sharedBytes = 0;  // dynamic shared memory per block (above 48 KB: the opt-in attribute)
+  // Heavy fused kernels also have int forms kernel<int, b> compiled for b
+  // resident blocks per SM, tightest first: the host runs the first that the
+  // compiler kept free of spills (no local memory), else kernel<int>.
+  std::vector<int> tightBlocks;
 };
 
 struct CudaKernels {

@@ -82,6 +82,7 @@ Driver loadDriver() {
   resolve(h, d.cuModuleLoadData, {"cuModuleLoadData"}, missing);
   resolve(h, d.cuModuleUnload, {"cuModuleUnload"}, missing);
   resolve(h, d.cuModuleGetFunction, {"cuModuleGetFunction"}, missing);
+  resolve(h, d.cuFuncGetAttribute, {"cuFuncGetAttribute"}, missing);
   resolve(h, d.cuFuncSetAttribute, {"cuFuncSetAttribute"}, missing);
   resolve(h, d.cuMemAlloc, {"cuMemAlloc_v2"}, missing);
   resolve(h, d.cuMemFree, {"cuMemFree_v2"}, missing);

@@ -8,10 +8,15 @@
 // code the generated .cu would otherwise hold:
 //   compile  NVRTC, for the GPU's architecture (a CUBIN; PTX when NVRTC does
 //            not know the GPU), `kernel<int>` and `kernel<long long>` of
-//            every launch as name expressions. The image and the lowered
+//            every launch as name expressions, and `kernel<int, b>` for each
+//            of a heavy fused kernel's tight forms. The image and the lowered
 //            names are cached (CompileCache.h) under a key of formac's
 //            version, NVRTC's version, the options and the source, so a
 //            second run loads them without compiling.
+//   load     each launch's functions; a kernel with tight forms runs the
+//            first one the compiler kept free of spills (no local memory:
+//            cuFuncGetAttribute) for int indices, else kernel<int>, as the
+//            generated create() chooses.
 //   prepare  a device buffer per stage that needs one, zeroed once (points a
 //            stage does not compute stay 0) and kept between runs.
 //   run      inputs host -> device, every launch in order on the default
@@ -110,6 +115,12 @@ bool unpackEntry(const std::string& bytes, size_t names, NvrtcOutput& c) {
   return !c.image.empty();
 }
 
+// Where a launch's instantiations are among the name expressions.
+struct LaunchNames {
+  size_t intForm = 0, longForm = 0;
+  std::vector<size_t> tight;  // kernel<int, b> for each of CudaLaunch::tightBlocks
+};
+
 class CudaExecutor : public Executor {
  public:
   CudaExecutor(std::shared_ptr<const ir::Pipeline> p, codegen::CudaKernels k, std::shared_ptr<Gpu> gpu)
@@ -121,19 +132,41 @@ class CudaExecutor : public Executor {
     if (module_) d_.cuModuleUnload(module_);
   }
 
-  // Loads the compiled module; functions_[i] are launch i's <int> and
-  // <long long> kernels, `lowered[names[i][j]]` their names.
-  void load(const std::string& image, const std::vector<std::string>& lowered,
-            const std::vector<std::array<size_t, 2>>& names) {
+  // Loads the compiled module; functions_[i] are launch i's int and
+  // <long long> kernels, `lowered[names[i].*]` their names. Returns a note
+  // per kernel that runs a tight form.
+  std::vector<std::string> load(const std::string& image, const std::vector<std::string>& lowered,
+                                const std::vector<LaunchNames>& names) {
     d_.check(d_.cuModuleLoadData(&module_, image.c_str()), "loading the compiled kernels (cuModuleLoadData)");
+    std::vector<std::string> notes;
     int optin = -1;
     for (size_t i = 0; i < k_.launches.size(); ++i) {
       const codegen::CudaLaunch& l = k_.launches[i];
-      std::array<CUfunction, 2> f{};
-      for (size_t j = 0; j < 2; ++j)
-        d_.check(d_.cuModuleGetFunction(&f[j], module_, lowered[names[i][j]].c_str()),
-                 "cuModuleGetFunction " + l.kernel);
+      auto function = [&](size_t name) {
+        CUfunction fn = nullptr;
+        d_.check(d_.cuModuleGetFunction(&fn, module_, lowered[name].c_str()), "cuModuleGetFunction " + l.kernel);
+        return fn;
+      };
+      std::array<CUfunction, 2> f{function(names[i].intForm), function(names[i].longForm)};
+      std::string form = "int";
+      for (size_t t = 0; t < names[i].tight.size(); ++t) {
+        CUfunction fn = function(names[i].tight[t]);
+        int localBytes = -1;
+        d_.check(d_.cuFuncGetAttribute(&localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                 "cuFuncGetAttribute " + l.kernel);
+        if (localBytes != 0) {
+          notes.push_back("cuda: " + l.kernel + "'s <int, " + std::to_string(l.tightBlocks[t]) + "> form uses " +
+                          std::to_string(localBytes) + " bytes of local memory (spills): not run");
+          continue;
+        }
+        f[0] = fn;
+        form = "int, " + std::to_string(l.tightBlocks[t]);
+        notes.push_back("cuda: " + l.kernel + " runs its <" + form + "> form (" + std::to_string(l.tightBlocks[t]) +
+                        " blocks per SM, no spills)");
+        break;
+      }
       functions_.push_back(f);
+      intForms_.push_back(form);
       if (l.sharedBytes <= 48 * 1024) continue;
       if (optin < 0)
         d_.check(d_.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, gpu_->device),
@@ -147,6 +180,7 @@ class CudaExecutor : public Executor {
             d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.sharedBytes)),
             "cuFuncSetAttribute " + l.kernel);
     }
+    return notes;
   }
 
   void prepare(const std::vector<long long>& params) override {
@@ -206,7 +240,7 @@ class CudaExecutor : public Executor {
       CUfunction f = functions_[i][intIndex_ ? 0 : 1];
       d_.check(d_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                  static_cast<unsigned>(l.sharedBytes), nullptr, values.data(), nullptr),
-               "launching " + l.kernel + (intIndex_ ? "<int>" : "<long long>") + " (cuLaunchKernel)");
+               "launching " + l.kernel + "<" + (intIndex_ ? intForms_[i] : "long long") + "> (cuLaunchKernel)");
     }
     for (size_t i = 0; i < p.outputs.size(); ++i) {
       int id = p.outputs[i];
@@ -272,7 +306,8 @@ class CudaExecutor : public Executor {
   std::shared_ptr<Gpu> gpu_;
   const Driver& d_;
   CUmodule module_ = nullptr;
-  std::vector<std::array<CUfunction, 2>> functions_;  // per launch: <int>, <long long>
+  std::vector<std::array<CUfunction, 2>> functions_;  // per launch: the int form it runs, <long long>
+  std::vector<std::string> intForms_;                 // per launch: that int form's template arguments
   std::vector<std::vector<long long>> extents_;       // per stage, for the prepared parameters
   std::vector<CUdeviceptr> buffers_;                  // per stage; 0 when it has none
   std::vector<long long> paramsLong_;
@@ -300,17 +335,23 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
   co.sourcePath = o.sourcePath;
   co.fuse = o.fuse;
   codegen::CudaKernels k = codegen::generateCudaKernels(*p, co);
-  // Name expressions: each kernel's two instantiations, once.
+  // Name expressions: each kernel's instantiations, once.
   std::vector<std::string> names;
-  std::map<std::string, size_t> first;
-  std::vector<std::array<size_t, 2>> launchNames;
+  std::map<std::string, LaunchNames> first;
+  std::vector<LaunchNames> launchNames;
   for (const auto& l : k.launches) {
     if (!first.count(l.kernel)) {
-      first[l.kernel] = names.size();
+      LaunchNames& n = first[l.kernel];
+      n.intForm = names.size();
       names.push_back(l.kernel + "<int>");
+      n.longForm = names.size();
       names.push_back(l.kernel + "<long long>");
+      for (int b : l.tightBlocks) {
+        n.tight.push_back(names.size());
+        names.push_back(l.kernel + "<int, " + std::to_string(b) + ">");
+      }
     }
-    launchNames.push_back({first[l.kernel], first[l.kernel] + 1});
+    launchNames.push_back(first[l.kernel]);
   }
 
   std::string arch = nvrtcArchitecture(n, gpu->major, gpu->minor);
@@ -342,11 +383,11 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
   auto t2 = Clock::now();
   size_t launches = k.launches.size();
   auto e = std::make_unique<CudaExecutor>(std::move(p), std::move(k), gpu);
-  e->load(compiled.image, compiled.lowered, launchNames);
+  for (auto& note : e->load(compiled.image, compiled.lowered, launchNames)) report.notes.push_back(note);
   auto count = [](size_t n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
   };
-  report.notes.push_back("cuda: module loaded: " + count(names.size() / 2, "kernel") + ", " +
+  report.notes.push_back("cuda: module loaded: " + count(first.size(), "kernel") + ", " +
                          count(launches, "launch") + " per run (" + took(t2) + ")");
   return e;
 }

@@ -6,6 +6,8 @@
      FAKE_CUDA_DEVICES=1      one sm_90 GPU; otherwise cuInit says there is none
      FAKE_CUDA_FAIL=NAME      cuMemAlloc or cuLaunchKernel fails
      FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes
+     FAKE_CUDA_SPILLS=A,B     functions whose lowered name contains A or B report
+                              local memory (spills) to cuFuncGetAttribute
    Checks what the real driver would reject: a function name that is not in
    the loaded image, an empty grid or block, more than 48 KB of dynamic
    shared memory without the opt-in attribute. */
@@ -113,6 +115,18 @@ CUresult cuModuleGetFunction(struct function** f, struct module* m, const char* 
   *f = (struct function*)calloc(1, sizeof **f); /* one per call; a test leaks a few */
   memcpy((*f)->name, name, n + 1);
   (*f)->max_shared = 48 * 1024;
+  return 0;
+}
+CUresult cuFuncGetAttribute(int* value, int attribute, struct function* f) {
+  const char* spills = getenv("FAKE_CUDA_SPILLS");
+  if (attribute != 3) return INVALID_VALUE; /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES only */
+  *value = 0;
+  while (spills && *spills && !*value) { /* comma-separated */
+    const char* end = strchr(spills, ',');
+    size_t n = end ? (size_t)(end - spills) : strlen(spills), len = strlen(f->name);
+    for (size_t i = 0; n && i + n <= len && !*value; ++i) *value = memcmp(f->name + i, spills, n) == 0 ? 16 : 0;
+    spills = end ? end + 1 : NULL;
+  }
   return 0;
 }
 CUresult cuFuncSetAttribute(struct function* f, int attribute, int value) {

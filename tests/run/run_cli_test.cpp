@@ -364,6 +364,11 @@ TEST_F(RunCli, CudaOnTheFakeGpuCompilesOnceThenHitsTheCache) {
   EXPECT_NE(launches.find("canny_fused"), std::string::npos) << launches;
   // Fused kernels: blocks of 32 x 8 threads over tiles of the 45 x 67 image.
   EXPECT_NE(launches.find(" block 32 8 1 "), std::string::npos) << launches;
+  // The heavy fused kernel runs its tightest form without spills (the fake
+  // reports none): <int, 6>, mangled IiLi6E.
+  EXPECT_NE(first.output.find(" runs its <int, 6> form (6 blocks per SM, no spills)"), std::string::npos)
+      << first.output;
+  EXPECT_NE(launches.find("IiLi6E"), std::string::npos) << launches;
 
   CommandResult second = cudaRun(args + quote(scratch("cuda2.png")), env, home);
   ASSERT_EQ(second.status, 0) << second.output;
@@ -404,6 +409,29 @@ TEST_F(RunCli, CudaSharedMemoryOptIn) {
   size_t at = launches.rfind(" shared ");
   ASSERT_NE(at, std::string::npos) << launches;
   EXPECT_GT(std::stol(launches.substr(at + 8)), 48 * 1024) << launches;
+}
+
+// A tight form that spills is passed over for the next, and with every one
+// spilling the kernel runs <int>, as the generated create() chooses.
+TEST_F(RunCli, CudaTightFormWithoutSpills) {
+  std::string args = quote(kCanny) + " -i " + quote(scratch("small.png")) + " -p low=0.25 -p high=0.5 -v -o " +
+                     quote(scratch("tight.png"));
+  std::string log5 = scratch("tight5.txt"), logInt = scratch("tight_int.txt");
+  CommandResult five = cudaRun(args, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_SPILLS=IiLi6E FAKE_CUDA_LOG=" + quote(log5));
+  if (needsNvrtc(five)) GTEST_SKIP() << "no NVRTC: " << five.output;
+  ASSERT_EQ(five.status, 0) << five.output;
+  EXPECT_NE(five.output.find(" runs its <int, 5> form (5 blocks per SM, no spills)"), std::string::npos)
+      << five.output;
+  EXPECT_NE(readFile(log5).find("IiLi5E"), std::string::npos) << readFile(log5);
+  EXPECT_EQ(readFile(log5).find("IiLi6E"), std::string::npos) << readFile(log5);
+
+  CommandResult none =
+      cudaRun(args, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_SPILLS=IiLi6E,IiLi5E FAKE_CUDA_LOG=" + quote(logInt));
+  ASSERT_EQ(none.status, 0) << none.output;
+  EXPECT_EQ(none.output.find(" form ("), std::string::npos) << none.output;
+  // kernel<int> is kernel<int, 0>: ptxas's own choice of registers.
+  EXPECT_NE(readFile(logInt).find("canny_fused6__t6IiLi0E"), std::string::npos) << readFile(logInt);
+  EXPECT_EQ(readFile(logInt).find("IiLi5E"), std::string::npos) << readFile(logInt);
 }
 
 TEST_F(RunCli, CudaErrorsOnTheFakeGpu) {
