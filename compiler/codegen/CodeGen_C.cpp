@@ -8,6 +8,7 @@
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "codegen/StageFacts.h"
+#include "eval/Evaluator.h"
 #include "ir/Edges.h"
 #include "passes/FusionPlan.h"
 
@@ -111,6 +112,19 @@ class CGen {
            "#define FORMAC_NO_WRAPV_BEGIN _Pragma(\"GCC push_options\") _Pragma(\"GCC optimize(\\\"no-wrapv\\\")\")\n"
            "#define FORMAC_NO_WRAPV_END _Pragma(\"GCC pop_options\")\n"
            "#else\n#define FORMAC_NO_WRAPV_BEGIN\n#define FORMAC_NO_WRAPV_END\n#endif\n"
+           "/* Floating -> int as x86 converts: truncation toward zero, INT_MIN outside\n"
+           "   int's range and for NaN (C leaves those undefined, and gcc folds them);\n"
+           "   narrower integer types then keep the low bits. */\n"
+           "FORMAC_HELPER int formac_ftoi(double x) {\n"
+           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n"
+           "FORMAC_HELPER int formac_ftoi_f(float x) {\n"
+           "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n"
+           "/* x + 0 and 0 - x, as IEEE computes them (+0 for x = +-0): gcc 12 folds\n"
+           "   0.0f - (float)i to -(float)i, -0 for i = 0. */\n"
+           "FORMAC_HELPER float formac_zadd_f(float x) { return x == 0.0f ? 0.0f : x; }\n"
+           "FORMAC_HELPER float formac_zsub_f(float x) { return x == 0.0f ? 0.0f : -x; }\n"
+           "FORMAC_HELPER double formac_zadd_d(double x) { return x == 0.0 ? 0.0 : x; }\n"
+           "FORMAC_HELPER double formac_zsub_d(double x) { return x == 0.0 ? 0.0 : -x; }\n"
            "FORMAC_HELPER size_t formac_align64(size_t n) { return (n + 63) / 64 * 64; }\n"
            "/* Asks for the bytes [p, p + n) ahead of their first read. */\n"
            "FORMAC_HELPER void formac_prefetch(const void* p, size_t n) {\n"
@@ -351,7 +365,11 @@ class CGen {
 }  // namespace
 
 GeneratedC generateC(const ir::Pipeline& p, const COptions& options) {
-  return CGen(p, options).run();
+  // Constant subexpressions are computed here, as the evaluator computes
+  // them, rather than by the C compiler (eval::foldConstants).
+  ir::Pipeline folded = p;
+  eval::foldConstants(folded);
+  return CGen(folded, options).run();
 }
 
 }  // namespace formac::codegen

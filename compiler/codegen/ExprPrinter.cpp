@@ -108,12 +108,24 @@ std::string structValue(const Type& t, const std::vector<std::string>& fields, b
   return s + (cuda ? ")" : "})");
 }
 
-std::string constantValue(const Expr& e, bool cuda) {
+// The constant converted to `k` as the evaluator does it, as a C literal: an
+// integer type gets the converted integer (x86's conversion, which C leaves
+// undefined for -3.25 to unsigned char).
+std::string constantOfKind(double c, ScalarKind k) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", e.constant);
-  std::string c = buf;
-  if (!e.type.isStruct()) return "(" + cType(e.type) + ")(" + c + ")";
-  return structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), c), cuda);
+  if (isFloating(k)) {
+    std::snprintf(buf, sizeof buf, "%.17g", c);
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld", floatingToInteger(c, k));
+  }
+  return "(" + std::string(scalarCType(k)) + ")(" + buf + ")";
+}
+
+std::string constantValue(const Expr& e, bool cuda) {
+  if (!e.type.isStruct()) return constantOfKind(e.constant, e.type.scalar);
+  std::vector<std::string> fields;
+  for (const auto& f : e.type.structType->fields) fields.push_back(constantOfKind(e.constant, f.type));
+  return structValue(e.type, fields, cuda);
 }
 
 // Whether `e` is a floating constant +-2^k whose reciprocal is a normal
@@ -149,7 +161,18 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
   if (fix && (ctx.checked || dynamic)) {
     for (size_t d = 0; d < idx.size(); ++d)
       idx[d] = std::string(fix) + "(" + idx[d] + ", " + ctx.extent(e.producer, static_cast<int>(d)) + ")";
-    return access(e, idx, field, ctx);
+    if (e.kind != Expr::IndexRead) return access(e, idx, field, ctx);
+    // A directly indexed image may be empty where the reading stage is not
+    // (it does not count for the extent): nothing to resolve to, the read
+    // gives 0 (the evaluator's resolveIndex), and the helpers must not
+    // divide by its extent.
+    std::string nonEmpty;
+    for (size_t d = 0; d < idx.size(); ++d)
+      nonEmpty += (d ? " && " : "") + ctx.extent(e.producer, static_cast<int>(d)) + " > 0";
+    std::string zero = e.type.isStruct()
+                           ? structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), "0"), ctx.cuda)
+                           : "(" + cType(e.type) + ")0";
+    return "(" + nonEmpty + " ? " + access(e, idx, field, ctx) + " : " + zero + ")";
   }
   bool guard = (e.mode == ir::BoundaryMode::Constant && (ctx.checked || dynamic)) ||
                (e.mode == ir::BoundaryMode::None && dynamic);
@@ -166,6 +189,50 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
   return access(e, idx, field, ctx);
 }
 
+bool isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Gt || op == BinOp::Le || op == BinOp::Ge ||
+         op == BinOp::Eq || op == BinOp::Ne;
+}
+
+bool isPositiveZero(const Expr& e) {
+  return e.kind == Expr::Const && isFloating(e.type.scalar) && e.floatValue == 0.0 && !std::signbit(e.floatValue);
+}
+
+// Whether C sees `e` as a truth value (a comparison, && || or !), under
+// any casts, which gcc looks through.
+bool isTruthValue(const Expr& e) {
+  const Expr* x = &e;
+  while (x->kind == Expr::Cast && !x->args.empty()) x = x->args[0].get();
+  if (x->kind == Expr::Unary) return x->unOp == ir::UnOp::Not;
+  return x->kind == Expr::Binary &&
+         (isComparison(x->binOp) || x->binOp == BinOp::And || x->binOp == BinOp::Or);
+}
+
+// `e` where C takes a condition (?:, && || !): compared with 0 unless it is
+// a truth value already; gcc warns about `a * b`, or `c ? 1 : 2`, there
+// (-Wint-in-bool-context). The value is the same.
+std::string condition(const Expr& e, const ExprContext& ctx) {
+  std::string t = printCExpr(e, ctx);
+  return isTruthValue(e) ? t : "(" + t + " != 0)";
+}
+
+// Whether `e` is a conversion of an int8 or int16 value (C promotes them).
+bool isNarrowInteger(const Expr& e) {
+  const Expr* x = &e;
+  while (x->kind == Expr::Cast && !x->args.empty()) x = x->args[0].get();
+  return x != &e && !x->type.isStruct() &&
+         (x->type.scalar == ScalarKind::Int8 || x->type.scalar == ScalarKind::Int16);
+}
+
+// An operand of a comparison: a truth value or a promoted int8 / int16 goes
+// through formac_int, or gcc warns that `(a || b) <= 2` or
+// `(int)uchar <= 255` is always true (-Wbool-compare, -Wtype-limits), as
+// it is. The value is the same.
+std::string compared(const Expr& e, const ExprContext& ctx) {
+  std::string t = printCExpr(e, ctx);
+  return isTruthValue(e) || isNarrowInteger(e) ? "formac_int(" + t + ")" : t;
+}
+
 }  // namespace
 
 std::string cIdentifier(const std::string& name) {
@@ -179,10 +246,16 @@ std::string cType(const Type& t) { return t.cName(); }
 
 std::string cLiteral(const Expr& e) {
   if (!isFloating(e.type.scalar)) {
+    // -2147483648 would be a long in C (the negation of 2147483648).
+    if (e.intValue == -2147483647LL - 1) return "(-2147483647 - 1)";
     std::string v = std::to_string(e.intValue);
     if (e.type.scalar != ScalarKind::Int) v = "(" + cType(e.type) + ")" + v;
     return e.intValue < 0 ? "(" + v + ")" : v;
   }
+  // Folded constants (eval::foldConstants) may be infinite or x86's NaN.
+  std::string ty = e.type.scalar == ScalarKind::Float ? "" : "(double)";
+  if (std::isnan(e.floatValue)) return std::string(std::signbit(e.floatValue) ? "(-" : "(") + ty + "NAN)";
+  if (std::isinf(e.floatValue)) return std::string(e.floatValue < 0 ? "(-" : "(") + ty + "INFINITY)";
   char buf[64];
   if (e.type.scalar == ScalarKind::Float)
     std::snprintf(buf, sizeof buf, "%.9g", e.floatValue);
@@ -202,7 +275,9 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
     case Expr::IndexRead: return printRead(e, ctx);
     case Expr::ScalarIn: return ctx.scalar(e.scalar);
     case Expr::Local: return ctx.lets.at(static_cast<size_t>(e.local));
-    case Expr::Unary: return std::string(e.unOp == ir::UnOp::Neg ? "(-" : "(!") + arg(0) + ")";
+    case Expr::Unary:
+      if (e.unOp == ir::UnOp::Not) return "(!" + condition(*e.args[0], ctx) + ")";
+      return "(-" + arg(0) + ")";
     case Expr::Binary: {
       if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
         return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
@@ -223,19 +298,42 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
                                                : (f ? "__fdiv_rn(" : "__ddiv_rn(");
         return fn + arg(0) + ", " + arg(1) + ")";
       }
+      if (!ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
+        // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
+        // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
+        // an addition of +0, or +0 minus x, goes through a helper that
+        // keeps the zero's sign (CodeGen_C's cpuPrelude).
+        std::string suf = e.type.scalar == ScalarKind::Float ? "f" : "d";
+        if (isPositiveZero(*e.args[0]))
+          return (e.binOp == BinOp::Add ? "formac_zadd_" : "formac_zsub_") + suf + "(" + arg(1) + ")";
+        if (e.binOp == BinOp::Add && isPositiveZero(*e.args[1])) return "formac_zadd_" + suf + "(" + arg(0) + ")";
+      }
+      if (e.binOp == BinOp::And || e.binOp == BinOp::Or)
+        return "(" + condition(*e.args[0], ctx) + " " + ir::binOpSpelling(e.binOp) + " " +
+               condition(*e.args[1], ctx) + ")";
+      if (isComparison(e.binOp))
+        return "(" + compared(*e.args[0], ctx) + " " + ir::binOpSpelling(e.binOp) + " " +
+               compared(*e.args[1], ctx) + ")";
       return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
     }
-    case Expr::Select: return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+    case Expr::Select:
+      return "(" + condition(*e.args[0], ctx) + " ? " + arg(1) + " : " + arg(2) + ")";
     case Expr::Call: {
       std::vector<std::string> a;
       for (size_t i = 0; i < e.args.size(); ++i) a.push_back(arg(i));
       return mathCall(e, a, ctx.cuda);
     }
     case Expr::Cast:
-      // Floating -> integer as the evaluator and the C code do it on x86;
-      // CUDA's own conversion saturates (formac_ftoi, CodeGen_CUDA).
-      if (ctx.cuda && !e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar))
-        return "((" + cType(e.type) + ")formac_ftoi(" + arg(0) + "))";
+      // Floating -> integer as the evaluator does it, x86's conversion
+      // (ir/Types.h floatingToInteger): C leaves values outside the target
+      // type undefined, and gcc folds constants (-2.0 to unsigned char is 0
+      // folded, 254 at run time); CUDA's own conversion saturates. The
+      // helpers (CodeGen_C's cpuPrelude, CodeGen_CUDA) go through int, from
+      // which the narrowing keeps the low bits.
+      if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
+        bool f = !ctx.cuda && e.args[0]->type.scalar == ScalarKind::Float;
+        return "((" + cType(e.type) + ")" + (f ? "formac_ftoi_f(" : "formac_ftoi(") + arg(0) + "))";
+      }
       return "((" + cType(e.type) + ")" + arg(0) + ")";
     case Expr::Field:
       return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
@@ -282,6 +380,8 @@ std::string helperPrelude(const std::string& q, bool cuda) {
   s += q + " int formac_idiv(int a, int b) {\n"
            "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";
   s += q + " int formac_imod(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
+  s += q + " int formac_int(int a) { return a; }\n";
   s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
   s += q + " long long formac_floordiv(long long a, long long b) {\n"
            "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";

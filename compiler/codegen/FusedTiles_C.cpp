@@ -384,7 +384,10 @@ class Emitter {
       previous = "(unsigned char*)tile_" + n + " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" +
                  width(id, "TW") + " * sizeof(" + T + ")) + 64";
     }
-    for (const auto& [id, f] : first_) os << "    const long long " << f << " = " << firstColumn(id) << ";\n";
+    // (A stage none of whose rows is read through pointers, such as a sink
+    // reading only constants and inlined members, leaves its own unused.)
+    for (const auto& [id, f] : first_)
+      os << "    const long long " << f << " = " << firstColumn(id) << ";\n    (void)" << f << ";\n";
     os << "    /* Step i: output row i, and each member's row as far ahead of it as its consumers read */\n"
        << "    for (i = " << plus("t0", start) << "; i < end; ++i) {\n";
     // Hardware prefetchers start late on each new row: ask for the rows of

@@ -128,7 +128,11 @@ InlinedGroup inlineMembers(const ir::Pipeline& p, const Names& names, const pass
         for (const auto& a : r->axes) offsetReads = offsetReads || a.offset != 0;
       }
     }
-    bool cheap = !s.type.isStruct() && passes::cheapPointwise(member);
+    // Substitution computes the member at every point its consumers read:
+    // only right where the member is computed everywhere (a member with no
+    // reads left, such as `t = X@[-3,0]; return 1;`, may still have a
+    // shrunk valid box, and 0 outside it).
+    bool cheap = !s.type.isStruct() && passes::cheapPointwise(member) && coversExtent(p, s);
     if (cheap && !keepsOwnRead) {
       for (int c : consumers) substitute(out.pieces.at(c), m.stage, member);
     } else if (consumers.size() == 1 && !offsetReads && coversExtent(p, s)) {

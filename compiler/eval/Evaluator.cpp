@@ -52,19 +52,9 @@ Val convertVal(const Val& v, ScalarKind to) {
     return makeFloat(to, v.f);
   }
   if (!fromFloat) return makeInt(to, v.i);
-  // Floating -> integer as C does it on this machine.
-  switch (to) {
-    case ScalarKind::Int8:
-      return makeInt(to, v.kind == ScalarKind::Float
-                             ? static_cast<unsigned char>(static_cast<float>(v.f))
-                             : static_cast<unsigned char>(v.f));
-    case ScalarKind::Int16:
-      return makeInt(to, v.kind == ScalarKind::Float ? static_cast<short>(static_cast<float>(v.f))
-                                                     : static_cast<short>(v.f));
-    default:
-      return makeInt(to, v.kind == ScalarKind::Float ? static_cast<int>(static_cast<float>(v.f))
-                                                     : static_cast<int>(v.f));
-  }
+  // Floating -> integer as C does it on x86 (ir/Types.h); v.f of a float is
+  // its exact value.
+  return makeInt(to, floatingToInteger(v.f, to));
 }
 
 bool truthy(const Val& v) { return isFloating(v.kind) ? v.f != 0.0 : v.i != 0; }
@@ -227,6 +217,33 @@ Val constantOf(const Type& t, double c) {
   return v;
 }
 
+Val constVal(const Expr& e) {
+  return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, e.floatValue)
+                                   : makeInt(e.type.scalar, e.intValue);
+}
+
+// A Unary, Binary, Call or Cast node applied to its operands' values.
+Val applyOp(const Expr& e, const std::vector<Val>& a) {
+  switch (e.kind) {
+    case Expr::Unary:
+      if (e.unOp == ir::UnOp::Not) return makeInt(ScalarKind::Int, !truthy(a[0]));
+      return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, -a[0].f)
+                                       : makeInt(e.type.scalar, -a[0].i);
+    case Expr::Binary:
+      switch (e.binOp) {
+        case BinOp::And: return makeInt(ScalarKind::Int, truthy(a[0]) && truthy(a[1]));
+        case BinOp::Or: return makeInt(ScalarKind::Int, truthy(a[0]) || truthy(a[1]));
+        case BinOp::Lt: case BinOp::Gt: case BinOp::Le: case BinOp::Ge: case BinOp::Eq:
+        case BinOp::Ne: return compare(e.binOp, a[0], a[1]);
+        default: return arith(e.binOp, a[0], a[1], e.type.scalar);
+      }
+    case Expr::Call: return mathCall(e.fn, a, e.type.scalar);
+    case Expr::Cast: return convertVal(a[0], e.type.scalar);
+    default: break;
+  }
+  throw InternalError("applyOp of a node that is not an operation");
+}
+
 class Interpreter {
  public:
   Interpreter(const ir::Pipeline& p, const Inputs& in) : p_(p), in_(in) {}
@@ -319,9 +336,7 @@ class Interpreter {
 
   Val eval(const Expr& e) {
     switch (e.kind) {
-      case Expr::Const:
-        return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, e.floatValue)
-                                         : makeInt(e.type.scalar, e.intValue);
+      case Expr::Const: return constVal(e);
       case Expr::ImageRead: {
         std::vector<long long> idx;
         for (size_t d = 0; d < e.axes.size(); ++d) {
@@ -341,37 +356,19 @@ class Interpreter {
                                          : makeInt(e.type.scalar, static_cast<int64_t>(v));
       }
       case Expr::Local: return lets_.at(static_cast<size_t>(e.local));
-      case Expr::Unary: {
-        Val a = eval(*e.args[0]);
-        if (e.unOp == ir::UnOp::Not) return makeInt(ScalarKind::Int, !truthy(a));
-        return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, -a.f)
-                                         : makeInt(e.type.scalar, -a.i);
-      }
-      case Expr::Binary: {
-        Val a = eval(*e.args[0]);
-        Val b = eval(*e.args[1]);
-        switch (e.binOp) {
-          case BinOp::And: return makeInt(ScalarKind::Int, truthy(a) && truthy(b));
-          case BinOp::Or: return makeInt(ScalarKind::Int, truthy(a) || truthy(b));
-          case BinOp::Lt: case BinOp::Gt: case BinOp::Le: case BinOp::Ge: case BinOp::Eq:
-          case BinOp::Ne: return compare(e.binOp, a, b);
-          default: return arith(e.binOp, a, b, e.type.scalar);
-        }
-      }
       case Expr::Select: {
         Val c = eval(*e.args[0]);
         Val a = eval(*e.args[1]);
         Val b = eval(*e.args[2]);
         return truthy(c) ? a : b;
       }
-      case Expr::Call: {
+      case Expr::Unary:
+      case Expr::Binary:
+      case Expr::Call:
+      case Expr::Cast: {
         std::vector<Val> args;
         for (const auto& a : e.args) args.push_back(eval(*a));
-        return mathCall(e.fn, args, e.type.scalar);
-      }
-      case Expr::Cast: {
-        Val a = eval(*e.args[0]);
-        return convertVal(a, e.type.scalar);
+        return applyOp(e, args);
       }
       case Expr::Field: return eval(*e.args[0]).fields.at(static_cast<size_t>(e.field));
       case Expr::MakeStruct: {
@@ -417,6 +414,73 @@ long long resolveIndex(long long i, long long n, ir::BoundaryMode mode) {
     }
     default: return -1;
   }
+}
+
+namespace {
+
+// A Const node holding `v`, or null where C has no literal for it (a NaN
+// other than x86's default one, +-0x...8..., which no operation on numbers
+// makes).
+ir::ExprPtr constNode(const Val& v, const Type& t) {
+  auto c = std::make_shared<Expr>();
+  c->kind = Expr::Const;
+  c->type = t;
+  if (isFloating(t.scalar)) {
+    if (std::isnan(v.f)) {
+      uint64_t bits;
+      std::memcpy(&bits, &v.f, 8);
+      if ((bits & 0x7fffffffffffffffULL) != 0x7ff8000000000000ULL) return nullptr;
+    }
+    c->floatValue = v.f;
+  } else {
+    c->intValue = v.i;
+    c->floatValue = static_cast<double>(v.i);
+  }
+  return c;
+}
+
+ir::ExprPtr fold(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& lets) {
+  if (e->kind == Expr::Local) {
+    const ir::ExprPtr& v = lets.at(static_cast<size_t>(e->local));
+    return v->kind == Expr::Const ? v : e;
+  }
+  std::vector<ir::ExprPtr> args;
+  bool changed = false, constant = true;
+  for (const auto& a : e->args) {
+    args.push_back(fold(a, lets));
+    changed = changed || args.back() != a;
+    constant = constant && args.back()->kind == Expr::Const;
+  }
+  if (e->kind == Expr::Select && args[0]->kind == Expr::Const)
+    return truthy(constVal(*args[0])) ? args[1] : args[2];
+  bool op = e->kind == Expr::Unary || e->kind == Expr::Binary || e->kind == Expr::Call ||
+            e->kind == Expr::Cast;
+  if (op && constant && !e->type.isStruct()) {
+    std::vector<Val> vals;
+    for (const auto& a : args) vals.push_back(constVal(*a));
+    if (ir::ExprPtr c = constNode(applyOp(*e, vals), e->type)) return c;
+  }
+  if (!changed) return e;
+  auto c = std::make_shared<Expr>(*e);
+  c->args = std::move(args);
+  return c;
+}
+
+}  // namespace
+
+void foldConstants(ir::Body& b) {
+  std::vector<ir::ExprPtr> lets;
+  for (auto& l : b.lets) {
+    l.value = fold(l.value, lets);
+    lets.push_back(l.value);
+  }
+  b.result = fold(b.result, lets);
+  ir::dropUnusedLets(b);
+}
+
+void foldConstants(ir::Pipeline& p) {
+  for (auto& s : p.stages)
+    for (auto& pc : s.pieces) foldConstants(pc.body);
 }
 
 std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in) {

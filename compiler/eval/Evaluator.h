@@ -34,6 +34,14 @@ struct Inputs {
 // evaluates negative.
 std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in);
 
+// Every operation whose operands are all constants replaced by its value,
+// computed as evaluate() computes it, and locals that are constants by the
+// constant (then dropped). The C backend folds before printing: gcc would
+// otherwise fold them its own way (0.0 / 0.0 is +NaN folded, -NaN computed on
+// x86; `2147483647 + 1` warns).
+void foldConstants(ir::Body& b);
+void foldConstants(ir::Pipeline& p);
+
 // The index an out-of-range read resolves to (Clamped, Extend, Mirror, Wrap),
 // or -1 when the read has no in-range source (None, Constant).
 long long resolveIndex(long long i, long long n, ir::BoundaryMode mode);

@@ -1,5 +1,7 @@
 #include "ir/Pipeline.h"
 
+#include <functional>
+
 namespace formac::ir {
 
 const char* binOpSpelling(BinOp op) {
@@ -43,6 +45,43 @@ const char* mathFnName(MathFn f) {
     case MathFn::Round: return "round";
   }
   return "?";
+}
+
+void dropUnusedLets(Body& b) {
+  std::vector<bool> needed(b.lets.size(), false);
+  std::function<void(const Expr&)> mark = [&](const Expr& e) {
+    if (e.kind == Expr::Local && !needed[static_cast<size_t>(e.local)]) {
+      needed[static_cast<size_t>(e.local)] = true;
+      mark(*b.lets[static_cast<size_t>(e.local)].value);
+    }
+    for (const auto& a : e.args) mark(*a);
+  };
+  mark(*b.result);
+  std::vector<int> renumber(b.lets.size(), -1);
+  std::vector<Let> kept;
+  for (size_t i = 0; i < b.lets.size(); ++i) {
+    if (!needed[i]) continue;
+    renumber[i] = static_cast<int>(kept.size());
+    kept.push_back(b.lets[i]);
+  }
+  if (kept.size() == b.lets.size()) return;
+  std::function<ExprPtr(const ExprPtr&)> relink = [&](const ExprPtr& e) -> ExprPtr {
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (const auto& a : e->args) {
+      args.push_back(relink(a));
+      changed = changed || args.back() != a;
+    }
+    bool local = e->kind == Expr::Local && renumber[static_cast<size_t>(e->local)] != e->local;
+    if (!changed && !local) return e;
+    auto c = std::make_shared<Expr>(*e);
+    c->args = std::move(args);
+    if (local) c->local = renumber[static_cast<size_t>(e->local)];
+    return c;
+  };
+  for (auto& l : kept) l.value = relink(l.value);
+  b.result = relink(b.result);
+  b.lets = std::move(kept);
 }
 
 std::vector<std::string> Pipeline::paramNames() const {

@@ -105,6 +105,11 @@ struct Body {
   ExprPtr result;
 };
 
+// Drops the lets the result does not need (directly or through other lets)
+// and renumbers the others: they have no effect, and a backend would declare
+// variables it never reads (-Wunused-variable).
+void dropUnusedLets(Body& b);
+
 struct PieceAxis {
   Size start;    // first point
   int step = 1;  // distance between points

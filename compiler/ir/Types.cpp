@@ -26,6 +26,17 @@ const char* scalarCType(ScalarKind k) {
   return "?";
 }
 
+long long floatingToInteger(double v, ScalarKind to) {
+  // NaN fails both comparisons.
+  int i = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int>(v) : (-2147483647 - 1);
+  unsigned u = static_cast<unsigned>(i);
+  switch (to) {
+    case ScalarKind::Int8: return static_cast<long long>(u & 0xffu);
+    case ScalarKind::Int16: return static_cast<long long>(u & 0xffffu) - ((u & 0x8000u) ? 0x10000 : 0);
+    default: return i;
+  }
+}
+
 bool isFloating(ScalarKind k) { return k == ScalarKind::Float || k == ScalarKind::Double; }
 
 int scalarSize(ScalarKind k) {

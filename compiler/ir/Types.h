@@ -21,6 +21,13 @@ int scalarSize(ScalarKind k);  // bytes
 ScalarKind promote(ScalarKind k);
 ScalarKind arithmeticResult(ScalarKind a, ScalarKind b);
 
+// A floating value converted to the integer type `to` as C does it on x86
+// (docs/forma-semantics.md section 1; the evaluator and the generated code
+// agree): truncation toward zero to a 32-bit int, INT_MIN outside int's range
+// and for NaN, then int8 / int16 keep the low 8 / 16 bits. C leaves the
+// out-of-range cases undefined, so nothing may rely on a plain cast for them.
+long long floatingToInteger(double v, ScalarKind to);
+
 struct StructField {
   std::string name;
   ScalarKind type;

@@ -229,6 +229,15 @@ class PipelineBuilder {
     if (p_.stages.size() >= kMaxStages)
       userError(s.loc, "the program defines more than " + std::to_string(kMaxStages) +
                            " images; formac does not compile pipelines that large");
+    // An extent that is negative whatever the parameters (a sub-domain
+    // beyond a fixed-size image) has no image to hold.
+    for (size_t d = 0; d < s.extent.size(); ++d) {
+      long long n;
+      if (ir::isConst(s.extent[d], &n) && n < 0)
+        userError(s.loc, "the extent of '" + (s.name.rfind("_t", 0) == 0 ? s.origin : s.name) +
+                             "' along dimension " + std::to_string(d + 1) + " is negative (" +
+                             std::to_string(n) + ")");
+    }
     s.id = static_cast<int>(p_.stages.size());
     p_.stages.push_back(std::move(s));
     return p_.stages.back().id;

@@ -32,6 +32,9 @@ class BodyLowering {
       locals_[a.name] = static_cast<int>(body_.lets.size()) - 1;
     }
     body_.result = lower(*def_.result);
+    // Locals the result does not need (Forma accepts them) are dropped; their
+    // reads still count for the extent and the valid box (uses_).
+    ir::dropUnusedLets(body_);
     out.body = std::move(body_);
     out.uses = std::move(uses_);
     return out;

@@ -273,7 +273,7 @@ std::string prepareProgram(const ProgramCase& c, const std::string& kernel, Prep
       if (arg.kind == ir::EntryArg::Image) {
         const ir::Stage& s = p.stages[static_cast<size_t>(arg.index)];
         imageOfStage[arg.index] = run.inputs.size();
-        run.inputs.push_back(randomImage(s.type, count(arg.index), rng));
+        run.inputs.push_back(randomImage(s.type, count(arg.index), rng, c.specialValues));
       } else {
         ScalarValue v = randomScalar(p.scalars[static_cast<size_t>(arg.index)].type, rng);
         in.scalars[static_cast<size_t>(arg.index)] = v.value;

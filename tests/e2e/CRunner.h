@@ -33,6 +33,9 @@ struct ProgramCase {
   // One entry per run: the value of each `parameter`, in declaration order.
   // Runs whose sizes make an extent negative are skipped (and counted).
   std::vector<std::vector<long long>> runs;
+  // Inputs also hold special values (Values.h: NaN, infinities, -0,
+  // subnormals, the extremes of each type), compared NaN-aware.
+  bool specialValues = false;
 };
 
 struct CaseOutcome {

@@ -313,6 +313,7 @@ const char* kManifestHeader =
 
 int exportBundle(const Options& o) {
   std::vector<ProgramCase> cases = matrixCases();
+  for (auto& c : specialValueCases()) cases.push_back(std::move(c));
   for (auto& c : contractionCases()) cases.push_back(std::move(c));
   for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
   if (!o.only.empty()) {

@@ -17,6 +17,11 @@ namespace formac::e2e {
 
 std::vector<ProgramCase> matrixCases();
 
+// Matrix programs again (every type and boundary mode, the math, casts,
+// ternaries, integer division, pointwise and two-argument programs) on
+// inputs with special values (ProgramCase::specialValues), at fewer sizes.
+std::vector<ProgramCase> specialValueCases();
+
 // Floating-point programs where a fused multiply-add would change the result.
 std::vector<ProgramCase> contractionCases();
 

@@ -1,5 +1,6 @@
 #include "Values.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,23 @@ double randomNumber(ScalarKind k, std::mt19937& rng) {
                      : std::uniform_real_distribution<double>(-4.0, 4.0)(rng);
       return k == ScalarKind::Float ? static_cast<double>(static_cast<float>(v)) : v;
     }
+  }
+  return 0.0;
+}
+
+// A value at the edge of kind k (see randomImage).
+double specialNumber(ScalarKind k, std::mt19937& rng) {
+  static const double kFloat[] = {NAN, INFINITY, -INFINITY, -0.0, 1e-40, -1.1754943508222875e-38,
+                                  3.4028234663852886e38, -3.4028234663852886e38, 16777217.0};
+  static const double kDouble[] = {NAN, INFINITY, -INFINITY, -0.0, 4.9e-324, -2.2250738585072014e-308,
+                                   1.7976931348623157e308, -1.7976931348623157e308, 9007199254740993.0};
+  auto pick = [&](const double* v, size_t n) { return v[std::uniform_int_distribution<size_t>(0, n - 1)(rng)]; };
+  switch (k) {
+    case ScalarKind::Int8: { static const double v[] = {0, 255, 127, 128}; return pick(v, 4); }
+    case ScalarKind::Int16: { static const double v[] = {-32768, 32767, -1, 0}; return pick(v, 4); }
+    case ScalarKind::Int: { static const double v[] = {-2147483648.0, 2147483647.0, -1, 0}; return pick(v, 4); }
+    case ScalarKind::Float: return pick(kFloat, sizeof kFloat / sizeof kFloat[0]);
+    case ScalarKind::Double: return pick(kDouble, sizeof kDouble / sizeof kDouble[0]);
   }
   return 0.0;
 }
@@ -55,6 +73,22 @@ std::string describeNumber(const unsigned char* p, ScalarKind k) {
   return buf;
 }
 
+bool bothNaN(const unsigned char* a, const unsigned char* b, ScalarKind k) {
+  if (k == ScalarKind::Float) {
+    float x, y;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    return std::isnan(x) && std::isnan(y);
+  }
+  if (k == ScalarKind::Double) {
+    double x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    return std::isnan(x) && std::isnan(y);
+  }
+  return false;
+}
+
 // The scalar parts of an element: (offset, kind, field name).
 struct Part {
   size_t offset;
@@ -73,13 +107,15 @@ std::vector<Part> partsOf(const Type& t) {
 
 }  // namespace
 
-std::vector<unsigned char> randomImage(const Type& t, size_t count, std::mt19937& rng) {
+std::vector<unsigned char> randomImage(const Type& t, size_t count, std::mt19937& rng, bool special) {
   size_t size = typeSize(t);
   std::vector<unsigned char> bytes(count * size, 0);
   std::vector<Part> parts = partsOf(t);
   for (size_t i = 0; i < count; ++i)
     for (const Part& part : parts)
-      storeNumber(bytes.data() + i * size + part.offset, part.kind, randomNumber(part.kind, rng));
+      storeNumber(bytes.data() + i * size + part.offset, part.kind,
+                  special && std::uniform_int_distribution<int>(0, 7)(rng) == 0 ? specialNumber(part.kind, rng)
+                                                                                 : randomNumber(part.kind, rng));
   bool allZero = true;
   for (unsigned char b : bytes) allZero = allZero && b == 0;
   if (allZero && count > 0) storeNumber(bytes.data() + parts[0].offset, parts[0].kind, 1.0);
@@ -107,7 +143,8 @@ std::string firstDifference(const Type& t, const std::vector<long long>& extent,
     for (const Part& part : parts) {
       size_t at = i * size + part.offset;
       size_t n = static_cast<size_t>(scalarSize(part.kind));
-      if (std::memcmp(want.data() + at, got.data() + at, n) == 0) continue;
+      if (std::memcmp(want.data() + at, got.data() + at, n) == 0 || bothNaN(want.data() + at, got.data() + at, part.kind))
+        continue;
       std::string coords;
       size_t rest = i;
       for (size_t d = extent.size(); d-- > 0;) {

@@ -89,6 +89,13 @@ class MatrixCBackend : public CBackend {
 TEST_P(MatrixCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Matrix, MatrixCBackend, ::testing::ValuesIn(matrixCases()), caseName);
 
+class SpecialValuesCBackend : public CBackend {
+ public:
+  static void SetUpTestSuite() { runSelected(specialValueCases(), defaultRunnerOptions()); }
+};
+TEST_P(SpecialValuesCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(SpecialValues, SpecialValuesCBackend, ::testing::ValuesIn(specialValueCases()), caseName);
+
 class CompatCBackend : public CBackend {
  public:
   static void SetUpTestSuite() { runSelected(compatCases(compatDir()), defaultRunnerOptions()); }
@@ -194,8 +201,9 @@ TEST(CBackendSanitized, IndexArithmetic) {
 
 // ------------------------------------------------------------ one program by hand
 // FORMAC_E2E_PROGRAM=file.idsl FORMAC_E2E_SIZES="129x513,13x17" runs that
-// program against the evaluator (for reducing a failure); skipped otherwise.
-TEST(CBackendAdHoc, ProgramFromEnvironment) {
+// program against the evaluator (for reducing a failure), fused and with
+// --no-fuse; skipped otherwise. tools/progfuzz drives it with random programs.
+void runProgramFromEnvironment(bool fuse) {
   const char* file = getenv("FORMAC_E2E_PROGRAM");
   if (!file) GTEST_SKIP() << "FORMAC_E2E_PROGRAM is not set";
   std::ifstream in(file, std::ios::binary);
@@ -210,9 +218,14 @@ TEST(CBackendAdHoc, ProgramFromEnvironment) {
     for (std::string d; std::getline(dims, d, 'x');) runs.back().push_back(std::stoll(d));
   }
   ProgramCase c{"adhoc", text.str(), runs};
-  std::vector<CaseOutcome> out = runCases({c}, defaultRunnerOptions());
+  RunnerOptions o = defaultRunnerOptions();
+  o.fuse = fuse;
+  std::vector<CaseOutcome> out = runCases({c}, o);
   EXPECT_TRUE(out[0].passed) << out[0].message;
 }
+
+TEST(CBackendAdHoc, ProgramFromEnvironment) { runProgramFromEnvironment(true); }
+TEST(CBackendAdHoc, ProgramFromEnvironmentUnfused) { runProgramFromEnvironment(false); }
 
 // ------------------------------------------------------------ regressions
 // One program each, built alone (kernel `k`), at the sizes that showed the bug.
@@ -325,6 +338,120 @@ vector#2 float output0[M,N];
 vector#2 float output[M,N];
 return f(output1), f(output0:wrap), output;
 )", {{5, 7}});
+}
+
+// ------------------------------------------------------------ found by tools/progfuzz
+// Random programs against the evaluator (tools/progfuzz/README.md); each
+// case here is a reduced failure, run fused and with --no-fuse.
+void expectBothMatch(const std::string& name, const std::string& source,
+                     std::vector<std::vector<long long>> runs) {
+  for (bool fuse : {true, false}) {
+    ProgramCase c{name + (fuse ? "" : "_unfused"), source, runs};
+    RunnerOptions o = defaultRunnerOptions();
+    o.fuse = fuse;
+    std::vector<CaseOutcome> out = runCases({c}, o);
+    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
+    EXPECT_GT(out[0].runsCompared, 0);
+  }
+}
+
+// Stencil locals that the result never reads became unused C variables
+// (-Werror=unused-variable); once sema drops them, a stencil may read none of
+// its images and still have a shrunk valid box: g below is 1 only where
+// its dropped reads would be inside, and the fused code must not inline it
+// as a constant 1 everywhere; a fused sink that reads nothing through row
+// pointers left its first-column local unused.
+TEST(CBackendRegression, UnusedLocalsAndReadlessStencils) {
+  expectBothMatch("unused_locals", R"(stencil f(vector#2 float X) { t = X@[0,1] * 2; u = t + X; return X@[1,0]; }
+stencil g(vector#2 int8 B, vector#2 float Q) { t0 = Q@[-3,(-1,2)] + B@[-1,(1,2)]; return 1; }
+stencil h(vector#2 double B) { return B@[0,0]; }
+stencil k3(vector#2 int Z) { return Z@[0,1] * 3; }
+parameter M, N;
+vector#2 float in0[M,N];
+vector#2 int8 in1[M,N];
+a = f(in0);
+s1 = h(g(in1, in0));
+return s1, k3(g(in1, a)), a;
+)", {{1, 1}, {2, 3}, {5, 7}, {37, 131}});
+}
+
+// Conditions and comparisons the way Forma writes them made gcc warn
+// (-Wint-in-bool-context, -Wbool-compare, -Wtype-limits): the generated C
+// did not compile with -Werror.
+TEST(CBackendRegression, ConditionsOfAnyType) {
+  expectBothMatch("conditions", R"(stencil f(vector#2 int X, vector#2 float Y, vector#2 int8 B) {
+  a = (X * X@[0,1] ? 1 : 2) + !(X * 3) + ((X > 0 ? 1 : 2) ? 4 : 5);
+  b = ((X@[1,0] || X) <= 2) + ((X < 3) == 2) + (Y * 2 && X % 3) + (B <= 255) + (B@[0,1] >= 0);
+  return a + b;
+}
+parameter M, N;
+vector#2 int x[M,N];
+vector#2 float y[M,N];
+vector#2 int8 b[M,N];
+return f(x:mirror, y, b:wrap);
+)", {{1, 1}, {2, 3}, {37, 131}});
+}
+
+// Floating -> integer conversions outside the target type are undefined in
+// C: gcc folded cast<int8>(-2.0) to 0 (x86 and the evaluator: 254), and
+// constant(-3.25) on an int8 image (per field of a struct) likewise.
+TEST(CBackendRegression, FloatingToIntegerConversions) {
+  expectBothMatch("float_to_int", R"(struct s3 { float a; int16 b; int8 c; }
+stencil f(vector#2 float X, vector#2 int8 B, int8 k, double d) {
+  return cast<int8>(-2.0) + cast<int16>(-70000.5) + cast<int>(1e30) + cast<int8>(X * 1000) + k + cast<int16>(d) + B@[-2,1];
+}
+stencil g(vector#2 s3 S) { return S@[0,-1]; }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 b[M,N];
+vector#2 s3 s[M,N];
+return f(img, b:constant(-3.25), -0.25, 1e10), g(s:constant(-3.25));
+)", {{1, 1}, {2, 3}, {37, 131}});
+}
+
+// Constant subexpressions are folded by formac as the evaluator computes
+// them: gcc warned about 2147483647 + 1000 (-Werror=overflow), and INT_MIN
+// (cast<int>(1e30)) must be printed as an int.
+TEST(CBackendRegression, ConstantArithmetic) {
+  expectBothMatch("constant_arithmetic", R"(stencil f(vector#2 int X, double n) {
+  a = 2147483647 + 1000 + X;
+  b = (n / n) + -(n / n) * 0;
+  c = cast<int>(1e30) + X - (65536 * 65536);
+  return a + c + cast<int>(b > 0) + (b != b);
+}
+parameter M, N;
+vector#2 int img[M,N];
+return f(img, 0);
+)", {{1, 1}, {5, 7}, {37, 131}});
+}
+
+// gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i, even at
+// -O0: -0 for i == 0, where IEEE and the evaluator give +0.
+TEST(CBackendRegression, AddingZeroKeepsItsSign) {
+  expectBothMatch("signed_zero", R"(stencil f1(vector#2 int X) { return 0.0f - X; }
+stencil f2(vector#2 int8 B) { return -B + 0.0; }
+stencil f3(vector#2 int X, float n) { return (n - n) - X@[0,1]; }
+parameter M, N;
+vector#2 int x[M,N];
+vector#2 int8 b[M,N];
+return f1(x), f2(b), f3(x, -0.25);
+)", {{1, 1}, {5, 7}, {37, 131}});
+}
+
+// A directly indexed image does not count for the extent, so it may be empty
+// where the stage is not: with a boundary mode the C code divided by its
+// extent (SIGFPE) or read before it; the read gives 0.
+TEST(CBackendRegression, IndexReadOfAnEmptyImage) {
+  expectBothMatch("empty_index_read", R"(stencil f(vector#2 float X, vector#2 float W, vector#2 int8 L) {
+  return W[cast<int>(X * 3), -1] + L[2, cast<int>(X)] + X@[0,1];
+}
+stencil dn(vector#2 float X) { return X@[(1,3),(0,2)]; }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 lut[M,N];
+small = dn(img);
+return f(img, small:wrap, lut@[(0,4),(1,1)]:mirror), f(img:clamped, small:clamped, lut[5..4, ..]:wrap);
+)", {{1, 1}, {2, 3}, {3, 1}, {5, 7}, {37, 131}});
 }
 
 }  // namespace
