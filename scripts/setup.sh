@@ -9,8 +9,12 @@ have() { dpkg -s "$1" >/dev/null 2>&1; }
 # clang + libclang-rt-14-dev: the libFuzzer test of the front end (tests/fuzz).
 # llvm-14-dev libclang-14-dev libclang-cpp14-dev libomp-14-dev liblld-14-dev: the JIT of
 # `formac run` (compiler/run; the build goes on without it, FORMAC_ENABLE_JIT=OFF).
+# libopencv-imgproc-dev (pulls libopencv-core-dev): tests/opencv, every boundary mode
+# against OpenCV's filters (skipped without it). Not libopencv-dev: that brings every
+# OpenCV module and its GUI, video and codec dependencies for two libraries.
 for pkg in cmake g++ gcc make libgtest-dev libpng-dev pkg-config clang libclang-rt-14-dev \
-           llvm-14-dev libclang-14-dev libclang-cpp14-dev libomp-14-dev liblld-14-dev; do
+           llvm-14-dev libclang-14-dev libclang-cpp14-dev libomp-14-dev liblld-14-dev \
+           libopencv-imgproc-dev; do
   have "$pkg" || need+=("$pkg")
 done
 if ((${#need[@]})); then
