@@ -142,6 +142,15 @@ bool exactReciprocal(const Expr& e, bool f, double* recip) {
   return true;
 }
 
+// A float divisor c that is an odd integer, 3 <= |c| < 2^21: x / c is
+// formac_div_odd_f's three roundings, correctly rounded for every float x
+// (divisionByOddConstant).
+bool oddIntegerDivisor(const Expr& e) {
+  if (e.kind != Expr::Const || e.type.scalar != ScalarKind::Float) return false;
+  double m = std::fabs(e.floatValue);
+  return m >= 3 && m < (1 << 21) && m == std::floor(m) && std::fmod(m, 2.0) == 1.0;
+}
+
 std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
                    const ExprContext& ctx) {
   if (ctx.access) return ctx.access(e.producer, idx) + field;
@@ -193,6 +202,12 @@ bool isComparison(BinOp op) {
   return op == BinOp::Lt || op == BinOp::Gt || op == BinOp::Le || op == BinOp::Ge ||
          op == BinOp::Eq || op == BinOp::Ne;
 }
+
+// Integer +, -, * and negation: they wrap, as in the evaluator, through
+// unsigned arithmetic (helperPrelude's formac_add_i & co.): signed overflow
+// is undefined in C and CUDA, clang has no pragma for -fwrapv and nvcc no
+// flag, and both fold `x + 2147483647 > x` to true.
+bool wraps(const Expr& e) { return !e.type.isStruct() && e.type.scalar == ScalarKind::Int; }
 
 bool isPositiveZero(const Expr& e) {
   return e.kind == Expr::Const && isFloating(e.type.scalar) && e.floatValue == 0.0 && !std::signbit(e.floatValue);
@@ -277,6 +292,7 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
     case Expr::Local: return ctx.lets.at(static_cast<size_t>(e.local));
     case Expr::Unary:
       if (e.unOp == ir::UnOp::Not) return "(!" + condition(*e.args[0], ctx) + ")";
+      if (wraps(e)) return "formac_neg_i(" + arg(0) + ")";
       return "(-" + arg(0) + ")";
     case Expr::Binary: {
       if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
@@ -294,10 +310,18 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
           c.floatValue = recip;
           return std::string(f ? "__fmul_rn(" : "__dmul_rn(") + arg(0) + ", " + cLiteral(c) + ")";
         }
+        if (e.binOp == BinOp::Div && oddIntegerDivisor(*e.args[1])) {
+          Expr r = *e.args[1];
+          r.floatValue = 1.0f / static_cast<float>(r.floatValue);  // RN(1/c) in float
+          return "formac_div_odd_f(" + arg(0) + ", " + arg(1) + ", " + cLiteral(r) + ")";
+        }
         std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
                                                : (f ? "__fdiv_rn(" : "__ddiv_rn(");
         return fn + arg(0) + ", " + arg(1) + ")";
       }
+      if (wraps(e) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub || e.binOp == BinOp::Mul))
+        return std::string(e.binOp == BinOp::Add ? "formac_add_i(" : e.binOp == BinOp::Sub ? "formac_sub_i(" : "formac_mul_i(") +
+               arg(0) + ", " + arg(1) + ")";
       if (!ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
         // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
         // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
@@ -311,9 +335,13 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       if (e.binOp == BinOp::And || e.binOp == BinOp::Or)
         return "(" + condition(*e.args[0], ctx) + " " + ir::binOpSpelling(e.binOp) + " " +
                condition(*e.args[1], ctx) + ")";
-      if (isComparison(e.binOp))
-        return "(" + compared(*e.args[0], ctx) + " " + ir::binOpSpelling(e.binOp) + " " +
-               compared(*e.args[1], ctx) + ")";
+      if (isComparison(e.binOp)) {
+        std::string a = compared(*e.args[0], ctx), b = compared(*e.args[1], ctx);
+        // `t != t` of an integer: clang warns that it is always false
+        // (-Wtautological-compare), as it is.
+        if (a == b && !isFloating(e.args[0]->type.scalar)) a = "formac_int(" + a + ")";
+        return "(" + a + " " + ir::binOpSpelling(e.binOp) + " " + b + ")";
+      }
       return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
     }
     case Expr::Select:
@@ -383,6 +411,12 @@ std::string helperPrelude(const std::string& q, bool cuda) {
   s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
   s += q + " int formac_int(int a) { return a; }\n";
   s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
+  s += "/* int +, -, * and negation wrap, as in the evaluator, whatever the compiler\n"
+       "   (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
+  s += q + " int formac_add_i(int a, int b) { return (int)((unsigned)a + (unsigned)b); }\n";
+  s += q + " int formac_sub_i(int a, int b) { return (int)((unsigned)a - (unsigned)b); }\n";
+  s += q + " int formac_mul_i(int a, int b) { return (int)((unsigned)a * (unsigned)b); }\n";
+  s += q + " int formac_neg_i(int a) { return (int)(0u - (unsigned)a); }\n";
   s += q + " long long formac_floordiv(long long a, long long b) {\n"
            "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
   s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
@@ -393,11 +427,37 @@ std::string helperPrelude(const std::string& q, bool cuda) {
     std::string suf = t[0], ty = t[1];
     s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
     s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
-    s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
+    if (suf == "i")  // the difference wraps, as in the evaluator
+      s += q + " int formac_absd_i(int a, int b) {\n"
+               "  return (int)(a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a);\n}\n";
+    else
+      s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
   }
   s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
   s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
   return s;
+}
+
+std::string divisionByOddConstant() {
+  // Why it is exact (compiler/codegen/README.md, "Division by a constant"): with
+  // r = RN(1/c), q = RN(x r) is within 1.5 ulp of x / c, so the remainder
+  // x - q c is a multiple of ulp(q) (or of 2^-149) below 2^24 of them: the fma
+  // gives it exactly. q + e r then differs from x / c by e (r - 1/c), under
+  // 1.5 * 2^-24 ulp; and x / c, an integer over an odd c, lies at least
+  // 1/(2|c|) ulp from every rounding boundary (a midpoint would need c to
+  // divide twice an odd multiple of its ulp). So the last fma rounds as x / c
+  // does, subnormal results included. Checked over all 2^32 floats for every
+  // odd c up to 1023 (bench/gpu/divcheck.cu). What the fma would get wrong is
+  // outside that argument: an infinite x (its remainder is NaN: fmaxf makes it
+  // finite, and q + e r stays infinite) and the sign of a zero (copysignf).
+  return "/* x / c for a float c that is an odd integer, 3 <= |c| < 2^21, r = RN(1/c):\n"
+         "   correctly rounded for every x, as __fdiv_rn, in three roundings and no\n"
+         "   branch (formac: compiler/codegen/README.md). */\n"
+         "static __device__ __forceinline__ float formac_div_odd_f(float x, float c, float r) {\n"
+         "  const float q = __fmul_rn(x, r);\n"
+         "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
+         "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
+         "}\n\n";
 }
 
 std::string structDefinitions(const ir::Pipeline& p, bool cuda) {

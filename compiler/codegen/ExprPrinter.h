@@ -43,6 +43,9 @@ std::string cType(const Type& t);
 // integer division, min/max). `qualifier` is "static inline" or
 // "static __host__ __device__ __forceinline__".
 std::string helperPrelude(const std::string& qualifier, bool cuda);
+// CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
+// to __fdiv_rn in three roundings.
+std::string divisionByOddConstant();
 // Struct definitions, each guarded so a header and a .c may both carry them;
 // for CUDA also a formac_make_NAME constructor per struct.
 std::string structDefinitions(const ir::Pipeline& p, bool cuda);

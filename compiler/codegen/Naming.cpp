@@ -34,6 +34,43 @@ const std::set<std::string>& reserved() {
   return words;
 }
 
+// Object-like macros of the headers the generated code (and a caller's code
+// around its header) includes: math.h (INFINITY, NAN, M_PI, FP_NAN...),
+// stdio.h, stdlib.h, unistd.h, limits.h, stdint.h, float.h, omp.h. A name
+// of theirs would be replaced by the preprocessor: `int* restrict INFINITY`.
+bool isHeaderMacro(const std::string& name) {
+  static const std::set<std::string> words = {
+      "AIO_PRIO_DELTA_MAX", "BC_BASE_MAX", "BC_DIM_MAX", "BC_SCALE_MAX", "BC_STRING_MAX",
+      "BIG_ENDIAN", "BOOL_MAX", "BOOL_WIDTH", "BUFSIZ", "BYTE_ORDER", "CHARCLASS_NAME_MAX",
+      "CLOSE_RANGE_CLOEXEC", "CLOSE_RANGE_UNSHARE", "COLL_WEIGHTS_MAX", "DECIMAL_DIG",
+      "DELAYTIMER_MAX", "EOF", "EXIT_FAILURE", "EXIT_SUCCESS", "EXPR_NEST_MAX", "FD_SETSIZE",
+      "FILENAME_MAX", "FOPEN_MAX", "F_LOCK", "F_OK", "F_TEST", "F_TLOCK", "F_ULOCK",
+      "HOST_NAME_MAX", "INFINITY", "IOV_MAX", "LINE_MAX", "LITTLE_ENDIAN", "LOGIN_NAME_MAX",
+      "L_INCR", "L_SET", "L_XTND", "L_ctermid", "L_cuserid", "L_tmpnam", "MATH_ERREXCEPT",
+      "MATH_ERRNO", "MAXFLOAT", "MAX_CANON", "MAX_INPUT", "MB_CUR_MAX", "MB_LEN_MAX",
+      "MQ_PRIO_MAX", "NAME_MAX", "NAN", "NFDBITS", "NGROUPS_MAX", "NL_ARGMAX", "NL_LANGMAX",
+      "NL_MSGMAX", "NL_NMAX", "NL_SETMAX", "NL_TEXTMAX", "NULL", "NZERO", "PATH_MAX",
+      "PDP_ENDIAN", "PIPE_BUF", "PTHREAD_DESTRUCTOR_ITERATIONS", "PTHREAD_KEYS_MAX",
+      "PTHREAD_STACK_MIN", "P_tmpdir", "RAND_MAX", "RENAME_EXCHANGE", "RENAME_NOREPLACE",
+      "RENAME_WHITEOUT", "RE_DUP_MAX", "RTSIG_MAX", "R_OK", "SEEK_CUR", "SEEK_DATA", "SEEK_END",
+      "SEEK_HOLE", "SEEK_SET", "SEM_VALUE_MAX", "SNAN", "SNANF", "SNANL", "SSIZE_MAX",
+      "STDERR_FILENO", "STDIN_FILENO", "STDOUT_FILENO", "TMP_MAX", "TTY_NAME_MAX", "WCONTINUED",
+      "WEXITED", "WNOHANG", "WNOWAIT", "WORD_BIT", "WSTOPPED", "WUNTRACED", "W_OK",
+      "XATTR_LIST_MAX", "XATTR_NAME_MAX", "XATTR_SIZE_MAX", "X_OK", "math_errhandling", "stderr",
+      "stdin", "stdout", "errno", "assert", "offsetof", "linux", "unix", "i386"};
+  if (words.count(name)) return true;
+  // Families: math constants (M_PI, M_PIl ...), classification (FP_NAN),
+  // HUGE_VAL*, SNAN*, the limits of limits.h, stdint.h and float.h, OpenMP's
+  // KMP_*, and C's reserved `_X...`.
+  for (const char* prefix : {"M_", "FP_", "HUGE_VAL", "SNAN", "FLT", "DBL_", "LDBL_", "KMP_", "SIZE_",
+                             "PTRDIFF_", "SIG_ATOMIC", "WCHAR_", "WINT_", "SCHAR_", "UCHAR_", "CHAR_",
+                             "SHRT_", "USHRT_", "LONG_", "ULONG_", "LLONG_", "ULLONG_"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  if ((name.rfind("INT", 0) == 0 || name.rfind("UINT", 0) == 0) && name.find('_') != std::string::npos)
+    return true;
+  return name.size() > 1 && name[0] == '_' && isupper(static_cast<unsigned char>(name[1]));
+}
+
 bool digitsFrom(const std::string& s, size_t at) {
   if (at >= s.size()) return false;
   for (size_t i = at; i < s.size(); ++i)
@@ -47,6 +84,7 @@ bool digitsFrom(const std::string& s, size_t at) {
 // bounds of a loop nest (q0, lo0, hi0, fast_lo0, fast_hi0) and the outputs
 // (output0, output1, ...).
 bool inGeneratedNamespace(const std::string& name, const std::string& kernelName) {
+  if (isHeaderMacro(name)) return true;
   for (const char* prefix : {"formac_", "FORMAC_", "__", "omp_", "v_", "tile_", "d_", "bytes"})
     if (name.rfind(prefix, 0) == 0) return true;
   if (name.rfind(kernelName + "_", 0) == 0) return true;

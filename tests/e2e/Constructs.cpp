@@ -162,6 +162,44 @@ vector#2 int8 img[M,N];
 vector#2 int8 other[M,N];
 return d(img:mirror, other);
 )"});
+  // Float division by constants: powers of two and odd integers take CUDA's
+  // shortcuts (a product; formac_div_odd_f), even ones __fdiv_rn; the scaled
+  // ones put the quotients among the subnormals and the infinities.
+  v.push_back({"constdiv", R"(stencil a(vector#2 float X) { return X / 3; }
+stencil b(vector#2 float X) { return X@[0,1] / -7.0f; }
+stencil c(vector#2 float X) { return X / 159.0f + X / 2097151; }
+stencil d(vector#2 float X) { return X / 6 + X / 0.125f; }
+stencil e(vector#2 float X) { return (X * 1e-40f) / 3 + (X * 1e-39f) / -1025; }
+stencil g(vector#2 float X) { return (X * 3e38f) / 3; }
+parameter M, N;
+vector#2 float img[M,N];
+return a(img), b(img:mirror), c(img), d(img), e(img), g(img);
+)", R"(stencil a(vector#2 int8 X) { return cast<int8>(cast<float>(X) / 3 + cast<float>(X@[0,1]) / -7); }
+parameter M, N;
+vector#2 int8 img[M,N];
+return a(img:wrap);
+)"});
+  // int +, -, * and negation wrap (the evaluator's rule); compilers that take
+  // signed overflow as undefined fold `x + 2147483647 > x` to 1.
+  v.push_back({"intdiv_wrap", R"(stencil w(vector#2 float X) {
+  x = cast<int>(X * 1e9);
+  t = -x;
+  return cast<float>(t * 46341 * 46341 + x * 3 + absd(x, t) + (x + 2147483647 > x) + (x - 2147483647 < x)
+                     + (t != t) + X@[0,1] * 0.5);
+}
+parameter M, N;
+vector#2 float img[M,N];
+return w(img:wrap);
+)", R"(stencil w(vector#2 int8 X) {
+  x = cast<int>(X) * 16843009;
+  t = -x;
+  return cast<int8>((t * 46341 * 46341 + x * 3 + absd(x, t)) / 65536 + (x + 2147483647 > x) + (x * 127 != x * 127)
+                    + X@[1,0]);
+}
+parameter M, N;
+vector#2 int8 img[M,N];
+return w(img:clamped);
+)"});
   for (const char* tag : {"none", "mirror", "wrap", "clamped", "constant"}) {
     Mode m = mode(tag);
     v.push_back({std::string("downsample_") + tag, std::string(R"(stencil dn(vector#2 %T% A) {

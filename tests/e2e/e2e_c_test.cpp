@@ -454,5 +454,47 @@ return f(img, small:wrap, lut@[(0,4),(1,1)]:mirror), f(img:clamped, small:clampe
 )", {{1, 1}, {2, 3}, {3, 1}, {5, 7}, {37, 131}});
 }
 
+// Under clang (no pragma for -fwrapv) int overflow was undefined: negating
+// INT_MIN, X * 65536 * 65536 and absd gave other values than the evaluator's
+// wrapping ones; `t != t` of an int failed -Werror=tautological-compare.
+TEST(CBackendRegression, IntegerArithmeticWrapsUnderClang) {
+  RunnerOptions probe = defaultRunnerOptions();
+  probe.cc = "clang";
+  if (!compilerAccepts(probe, "")) GTEST_SKIP() << "no clang with OpenMP here";
+  const char* source = R"(stencil g(vector#2 float X) { return cast<int>(X * 1e30); }
+stencil f(vector#2 int X) {
+  t = -X;
+  return min(t % X@[0,1], 1) + (t != t) + absd(X, -X) + X * 65536 * 65536 + (X + 2147483647 > X);
+}
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int x[M,N];
+return f(g(img)), f(x:wrap);
+)";
+  for (bool fuse : {true, false}) {
+    ProgramCase c{fuse ? "clang_wrap" : "clang_wrap_unfused", source, {{1, 1}, {5, 7}, {37, 131}}};
+    RunnerOptions o = probe;
+    o.fuse = fuse;
+    std::vector<CaseOutcome> out = runCases({c}, o);
+    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
+  }
+}
+
+// Names of macros of the headers the generated code includes (math.h's
+// INFINITY and M_PI, unistd.h's _SC_...) were given to images and parameters
+// unchanged: the preprocessor replaced them.
+TEST(CBackendRegression, NamesOfHeaderMacros) {
+  expectBothMatch("header_macros", R"(stencil f(vector#2 float X) { return X@[0,1] + X; }
+parameter M_PI, N;
+vector#2 float INFINITY[M_PI,N];
+float NAN;
+vector#2 float _SC_LEVEL2_CACHE_SIZE[M_PI,N];
+EOF = f(INFINITY:mirror);
+stdin = f(_SC_LEVEL2_CACHE_SIZE);
+INT_MAX = f(EOF:wrap);
+return INT_MAX, stdin, f(INFINITY);
+)", {{5, 7}, {37, 131}});
+}
+
 }  // namespace
 }  // namespace formac::e2e

@@ -129,8 +129,9 @@ class StencilDef:
 
 
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, profile='mixed'):
         self.seed = seed
+        self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
         self.r = random.Random(seed)
         self.lines = []     # statements
         self.defs = []      # StencilDef
@@ -159,7 +160,8 @@ class Gen:
                'output0', 'ws', 'scratch', 'TH', 'TW', 'fast_row', 'nthreads', 'main', 'printf', 'size_t',
                'long', 'char', 'unsigned', 'restrict', 'NULL', 'exp', 'sqrt', 'min', 'formac_ftoi',
                'formac_zadd_f', 'v_t0', 'a_s1', 'k_fused1', 'FORMAC_HELPER', 'omp_get_thread_num', 'E',
-               'INFINITY', 'NAN', 'tile_s1', 'memset', 'free', 'abs', 'errno', 'I', 'stream']
+               'INFINITY', 'NAN', 'tile_s1', 'memset', 'free', 'abs', 'errno', 'I', 'stream', 'M_PI',
+               'EOF', '_SC_LEVEL2_CACHE_SIZE', 'RAND_MAX', 'INT_MAX', 'FLT_MAX', 'HUGE_VAL', 'FP_NAN']
 
     def fresh(self, stem):
         if self.chance(0.06):
@@ -578,6 +580,8 @@ class Gen:
                 ext.append(e)
             elif k < 0.65:
                 lo = self.r.randint(0, 2)
+                if e[0] == 'c':
+                    lo = min(lo, e[1])  # a constant extent stays >= 0
                 parts.append('%d..' % lo)
                 ext.append(sz_add(e, -lo))
             elif k < 0.85 and pname:
@@ -755,7 +759,7 @@ class Gen:
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
-        rank = self.pick([1, 2, 3], [2, 6, 2])
+        rank = 2 if self.profile == 'fusion' else self.pick([1, 2, 3], [2, 6, 2])
         self.rank = rank
         names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C']}[rank]
         self.params = list(names)
@@ -821,8 +825,12 @@ class Gen:
             self.lines.append('mk = struct s3(%s);' % ', '.join(parts))
             self.pool.append(Img('mk', 's3', list(ext), struct))
         n_calls = self.pick([1, 2, 3, 4, 5, 6], [2, 3, 3, 2, 2, 1])
+        if self.profile == 'fusion':
+            n_calls = r.randint(4, 9)
         for _ in range(n_calls):
             k = r.random()
+            if self.profile == 'fusion':
+                k = 0.0 if k < 0.9 else k
             if k < 0.72:
                 self.st_call()
             elif k < 0.77:
@@ -843,7 +851,7 @@ class Gen:
         computed = [i for i in self.pool if i not in self.inputs]
         sinks = [i for i in computed if i.uses == 0] or computed
         outs = [sinks[-1]]
-        for _ in range(self.pick([0, 1, 2], [5, 3, 1])):
+        for _ in range(self.pick([0, 1, 2], [5, 3, 1]) if self.profile != 'fusion' else 0):
             c = self.pick(self.pool)
             if c not in outs or self.chance(0.2):
                 outs.append(c)
@@ -870,16 +878,17 @@ class Gen:
             runs.append([self.pick([3, 13, 1030, 4099])])
         elif rank == 2:
             runs = [[1, 1], [2, 3], [5, 7], [37, 131], [67, 300]]
-            runs.append(self.pick([[1, 9], [9, 1], [3, 513], [130, 1030], [66, 514], [129, 65]]))
+            runs.append(self.pick([[1, 9], [9, 1], [3, 513], [130, 1030], [66, 514], [129, 65],
+                                   [3, 40009], [7, 30011]]))  # the last two: strips of columns
         else:
             runs = [[1, 1, 1], [2, 3, 4], [5, 7, 3], [9, 11, 10]]
             runs.append(self.pick([[13, 1, 6], [1, 5, 70], [3, 66, 17], [4, 2, 130]]))
         return runs
 
 
-def generate(seed):
+def generate(seed, profile='mixed'):
     """The program text for `seed` (its first line names the sizes)."""
-    return Gen(seed).program()
+    return Gen(seed, profile).program()
 
 
 def sizes_of(text):
@@ -895,8 +904,10 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion'],
+                    help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles)')
     a = ap.parse_args()
-    text = generate(a.seed)
+    text = generate(a.seed, a.profile)
     if a.sizes:
         print(sizes_of(text))
         return
