@@ -116,13 +116,7 @@ class CudaGen {
   }
 
   std::string deviceHelpers() const {
-    return helperPrelude("static __host__ __device__ __forceinline__", true) +
-           "/* Floating -> integer as x86 converts (and the evaluator): truncation toward\n"
-           "   zero, INT_MIN outside int's range and for NaN; int8 and int16 keep the low\n"
-           "   bits. CUDA's own conversion would saturate. */\n"
-           "static __host__ __device__ __forceinline__ int formac_ftoi(double x) {\n"
-           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n" +
-           divisionByOddConstant();
+    return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant();
   }
   std::string kernels() {
     std::string t;

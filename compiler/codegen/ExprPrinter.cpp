@@ -128,6 +128,12 @@ std::string constantValue(const Expr& e, bool cuda) {
   return structValue(e.type, fields, cuda);
 }
 
+// 0 of type `t` (every field 0 for a struct), as a C expression.
+std::string zeroValue(const Type& t, bool cuda) {
+  if (!t.isStruct()) return "(" + cType(t) + ")0";
+  return structValue(t, std::vector<std::string>(t.structType->fields.size(), "0"), cuda);
+}
+
 // Whether `e` is a floating constant +-2^k whose reciprocal is a normal
 // number of the operation's type (float when `f`), and that reciprocal.
 bool exactReciprocal(const Expr& e, bool f, double* recip) {
@@ -178,19 +184,12 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
     std::string nonEmpty;
     for (size_t d = 0; d < idx.size(); ++d)
       nonEmpty += (d ? " && " : "") + ctx.extent(e.producer, static_cast<int>(d)) + " > 0";
-    std::string zero = e.type.isStruct()
-                           ? structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), "0"), ctx.cuda)
-                           : "(" + cType(e.type) + ")0";
-    return "(" + nonEmpty + " ? " + access(e, idx, field, ctx) + " : " + zero + ")";
+    return "(" + nonEmpty + " ? " + access(e, idx, field, ctx) + " : " + zeroValue(e.type, ctx.cuda) + ")";
   }
   bool guard = (e.mode == ir::BoundaryMode::Constant && (ctx.checked || dynamic)) ||
                (e.mode == ir::BoundaryMode::None && dynamic);
   if (guard) {
-    std::string outside;
-    if (e.mode == ir::BoundaryMode::Constant) outside = constantValue(e, ctx.cuda);
-    else if (e.type.isStruct())
-      outside = structValue(e.type, std::vector<std::string>(e.type.structType->fields.size(), "0"), ctx.cuda);
-    else outside = "(" + cType(e.type) + ")0";
+    std::string outside = e.mode == ir::BoundaryMode::Constant ? constantValue(e, ctx.cuda) : zeroValue(e.type, ctx.cuda);
     // The ?: evaluates the read only when its index is in range.
     return "(" + inRange(idx, e.producer, ctx) + " ? " + access(e, idx, field, ctx) + " : " +
            outside + ")";
@@ -356,7 +355,7 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       // (ir/Types.h floatingToInteger): C leaves values outside the target
       // type undefined, and gcc folds constants (-2.0 to unsigned char is 0
       // folded, 254 at run time); CUDA's own conversion saturates. The
-      // helpers (CodeGen_C's cpuPrelude, CodeGen_CUDA) go through int, from
+      // helpers (helperPrelude) go through int, from
       // which the narrowing keeps the low bits.
       if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
         bool f = !ctx.cuda && e.args[0]->type.scalar == ScalarKind::Float;
@@ -411,6 +410,13 @@ std::string helperPrelude(const std::string& q, bool cuda) {
   s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
   s += q + " int formac_int(int a) { return a; }\n";
   s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
+  s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
+       "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
+       "   them, CUDA saturates); narrower integer types then keep the low bits. */\n";
+  s += q + " int formac_ftoi(double x) {\n"
+           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n";
+  s += q + " int formac_ftoi_f(float x) {\n"
+           "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n";
   s += "/* int +, -, * and negation wrap, as in the evaluator, whatever the compiler\n"
        "   (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
   s += q + " int formac_add_i(int a, int b) { return (int)((unsigned)a + (unsigned)b); }\n";

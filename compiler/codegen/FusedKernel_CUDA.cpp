@@ -424,6 +424,14 @@ class FusedWriter {
     return declarations + loads + arithmetic;
   }
 
+  // The variables of the points' values, zero-initialised.
+  std::string valueDeclarations(const std::vector<PointAt>& at, const std::string& in) const {
+    std::string t;
+    for (const auto& p : at)
+      for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
+    return t;
+  }
+
   // The stores of the points `at` of the stages `ids`.
   std::string storePoints(const std::vector<int>& ids, const std::vector<PointAt>& at, const Store& store,
                           const std::string& in) const {
@@ -470,13 +478,10 @@ class FusedWriter {
         if (border)
           p = PointAt{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
                       "if (formac_row" + U + " == r + " + U + " && c == formac_c) "};
-        for (int id : ids) {
-          t += in + cType(stage(id).type) + " " + value(id, u * colsPer + v) + " = {};\n";
-          p.value[id] = value(id, u * colsPer + v);
-        }
+        for (int id : ids) p.value[id] = value(id, u * colsPer + v);
         at.push_back(p);
       }
-    return t + points(ids, at, in, false) + storePoints(ids, at, store, in) + "    }\n";
+    return t + valueDeclarations(at, in) + points(ids, at, in, false) + storePoints(ids, at, store, in) + "    }\n";
   }
 
   // One pass (light groups, bound by memory latency): every thread computes
@@ -516,9 +521,7 @@ class FusedWriter {
       for (int id : ids) p.value[id] = haloValue(id, k);
       at.push_back(p);
     }
-    for (const auto& p : at)
-      for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
-    return t + points(ids, at, in, true) + storePoints(ids, at, store, in) + "    }\n";
+    return t + valueDeclarations(at, in) + points(ids, at, in, true) + storePoints(ids, at, store, in) + "    }\n";
   }
 
   // Border blocks: the rect of the region, as rows and columns of it (from
@@ -560,15 +563,16 @@ class FusedWriter {
         "        r = formac_ra + (i - formac_top) / formac_mid, c = k < formac_ca ? k : formac_cb + 1 + k - formac_ca;\n"
         "      } else {\n        r = formac_rb + 1 + (i - formac_top - formac_side) / " + W +
         ", c = (i - formac_top - formac_side) % " + W + ";\n      }\n";
-    return t + regionPoint(region, ids, store, true, "      ") + "    }\n";
+    return t + checkedRegionPoint(region, ids, store, "      ") + "    }\n";
   }
 
-  // Point (r, c) of the region, every stage of `ids` computed and stored.
-  std::string regionPoint(int region, const std::vector<int>& ids, const Store& store, bool checked,
-                          const std::string& ind) const {
+  // Point (r, c) of the region, every stage of `ids` computed with checks and
+  // stored (the frame of border blocks).
+  std::string checkedRegionPoint(int region, const std::vector<int>& ids, const Store& store,
+                                 const std::string& ind) const {
     std::string t = ind + "const I q0 = " + r0(region) + " + r;\n" + ind + "const I q1 = " + c0(region) + " + c;\n";
     for (int id : ids)
-      t += ind + "{\n" + pointValue(id, checked, ind + "  ") + ind + "  " + store(id, "r", "c", "v") + "\n" + ind + "}\n";
+      t += ind + "{\n" + pointValue(id, true, ind + "  ") + ind + "  " + store(id, "r", "c", "v") + "\n" + ind + "}\n";
     return t;
   }
 
@@ -590,13 +594,10 @@ class FusedWriter {
       PointAt p{in + "  const I q0 = " + r0(region) + " + formac_r" + K + ", q1 = " + c0(region) + " + formac_c" + K +
                     ";\n",
                 "formac_r" + K, "formac_c" + K, {}, "", "if (formac_i + " + off + " < formac_rn) "};
-      for (int id : ids) {
-        p.value[id] = value(id, k);
-        t += in + cType(stage(id).type) + " " + value(id, k) + " = {};\n";
-      }
+      for (int id : ids) p.value[id] = value(id, k);
       at.push_back(p);
     }
-    return t + points(ids, at, in, true) + storePoints(ids, at, store, in) + "      }\n";
+    return t + valueDeclarations(at, in) + points(ids, at, in, true) + storePoints(ids, at, store, in) + "      }\n";
   }
 
   // A region's code: in interior blocks one pass or the sweep

@@ -404,6 +404,15 @@ CvOp filter2DOp(const std::vector<Tap>& taps, int arg = 0, const std::string& ex
   return op;
 }
 
+// cv::sepFilter2D with the row kernel kx and the column kernel ky.
+std::function<cv::Mat(const cv::Mat&, int, double)> sepFilter(const cv::Mat& kx, const cv::Mat& ky) {
+  return [kx, ky](const cv::Mat& x, int border, double) {
+    cv::Mat d;
+    cv::sepFilter2D(x, d, -1, kx, ky, cv::Point(-1, -1), 0, border);
+    return d;
+  };
+}
+
 // C's integer division of exact integer sums (held in doubles).
 std::function<void(cv::Mat&)> truncDiv(long long d) {
   return [d](cv::Mat& m) {
@@ -620,18 +629,10 @@ Expected expected(const Meta& m, const cv::Mat& src, const std::vector<double>& 
       for (int k = 0; k < 5; ++k) ky.at<double>(k, 0) = b[static_cast<size_t>(k)];
       op1.name = "cv::sepFilter2D(kernelX = a, kernelY = 1)";
       op1.reach = reachOf(s1.taps);
-      op1.fn = [kx, one](const cv::Mat& x, int border, double) {
-        cv::Mat d;
-        cv::sepFilter2D(x, d, -1, kx, one, cv::Point(-1, -1), 0, border);
-        return d;
-      };
+      op1.fn = sepFilter(kx, one);
       op2.name = "cv::sepFilter2D(kernelX = 1, kernelY = b)";
       op2.reach = reachOf(s2.taps);
-      op2.fn = [ky, one](const cv::Mat& x, int border, double) {
-        cv::Mat d;
-        cv::sepFilter2D(x, d, -1, one, ky, cv::Point(-1, -1), 0, border);
-        return d;
-      };
+      op2.fn = sepFilter(one, ky);
       // One sepFilter2D call: the same as the two stages for every boundary that
       // extends each axis on its own (not constant: there the program's intermediate
       // border is c, where sepFilter2D's would be the row pass of a constant row).
@@ -639,11 +640,7 @@ Expected expected(const Meta& m, const cv::Mat& src, const std::vector<double>& 
         CvOp both;
         both.name = "cv::sepFilter2D(kernelX = a, kernelY = b), one call";
         both.reach = Reach{2, 2, 1, 1};
-        both.fn = [kx, ky](const cv::Mat& x, int border, double) {
-          cv::Mat d;
-          cv::sepFilter2D(x, d, -1, kx, ky, cv::Point(-1, -1), 0, border);
-          return d;
-        };
+        both.fn = sepFilter(kx, ky);
         for (bool padded : {false, true}) {
           cv::Mat r = cvApply(both, srcCv, b1, padded, &how);
           if (r.empty()) continue;
