@@ -25,8 +25,6 @@ namespace formac::codegen {
 // thread cost more registers than their shared loads save).
 constexpr int kRows = 4;
 constexpr int kCols = 2;
-// Points per thread and pass of a light group's rect in border blocks.
-constexpr int kRectPoints = 4;
 
 namespace {
 
@@ -488,36 +486,50 @@ class FusedWriter {
   // all its points of the region at once, so the whole block's loads are in
   // flight together: a column of the tile, ceil(rows / groups) adjacent
   // points of it, and its share of the halo columns' points (clamped to the
-  // last one, recomputed; stored by the threads that own one).
-  std::string onePassCode(int region, const std::vector<int>& ids, const Store& store) const {
+  // last one, recomputed; stored by the threads that own one). With
+  // `border`, the same points clamped into the rect (recomputed, not
+  // stored): a border block's rect also takes one round of loads.
+  std::string onePassCode(int region, const std::vector<int>& ids, const Store& store, bool border) const {
     const int h = H(region), tx = TX(), groups = kCudaThreads / tx, rows = (h + groups - 1) / groups;
     const bool clamp = groups * rows != h;  // some rows (or whole groups of threads) lie past the region
     const int hl = halo(region, 1, false), wh = W(region) - tx, haloPoints = h * wh;
     const int haloPerThread = (haloPoints + kCudaThreads - 1) / kCudaThreads;
     const std::string in = "      ";
-    std::string t = "    {\n" + in + "const int c = " + (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " +
-                    std::to_string(tx) + ", r = (formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows) +
-                    ";\n" + in + "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, false, in);
+    std::string column = (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " + std::to_string(tx);
+    std::string t = "    {\n" + in + "const int " +
+                    (border ? "formac_c = " + column + ", c = " + inRect("formac_c", false) : "c = " + column) +
+                    ", r = (formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows) + ";\n" + in +
+                    "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, border, in);
     std::vector<PointAt> at;
     for (int u = 0; u < rows; ++u) {
-      std::string U = std::to_string(u);
-      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
-                clamp ? "if (r + " + U + " < " + std::to_string(h) + ") " : ""};
+      std::string U = std::to_string(u), R = "formac_row" + U;
+      std::string guard = border ? "if (" + R + " == r + " + U + " && c == formac_c) "
+                                 : clamp ? "if (r + " + U + " < " + std::to_string(h) + ") " : "";
+      PointAt p{in + "  const I q0 = " + r0(region) + " + " + R + ";\n", R, "c", {}, "", guard};
       for (int id : ids) p.value[id] = value(id, u);
       at.push_back(p);
     }
     auto haloValue = [&](int id, int k) { return "formac_h" + std::to_string(k) + "_" + name(id); };
     for (int k = 0; k < haloPerThread; ++k) {
       std::string K = std::to_string(k), J = "formac_j" + K, HK = "formac_hk" + K, WH = std::to_string(wh);
-      t += in + "const int " + J + " = formac_min_i(formac_tid + " + std::to_string(k * kCudaThreads) + ", " +
-           std::to_string(haloPoints - 1) + ");\n" + in + "const int " + HK + " = " + J + " % " + WH +
-           ", formac_hr" + K + " = " + J + " / " + WH + ", formac_hc" + K + " = " +
-           (hl ? HK + " < " + std::to_string(hl) + " ? " + HK + " : " : std::string()) + HK + " + " +
-           std::to_string(tx) + ";\n";
-      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_hr" + K + ", q1 = " + c0(region) + " + formac_hc" +
-                    K + ";\n",
-                "formac_hr" + K, "formac_hc" + K, {}, "",
-                "if (formac_tid + " + std::to_string(k * kCudaThreads) + " < " + std::to_string(haloPoints) + ") "};
+      std::string HR = "formac_hr" + K, HC = "formac_hc" + K, off = std::to_string(k * kCudaThreads);
+      std::string hr = J + " / " + WH,
+                  hc = (hl ? HK + " < " + std::to_string(hl) + " ? " + HK + " : " : std::string()) + HK + " + " +
+                       std::to_string(tx);
+      t += in + "const int " + J + " = formac_min_i(formac_tid + " + off + ", " + std::to_string(haloPoints - 1) +
+           ");\n" + in + "const int " + HK + " = " + J + " % " + WH + ";\n";
+      std::string guard = "if (formac_tid + " + off + " < " + std::to_string(haloPoints) + ") ";
+      if (border) {
+        t += in + "const int formac_rhr" + K + " = " + hr + ", formac_rhc" + K + " = " + hc + ";\n" + in +
+             "const int " + HR + " = " + inRect("formac_rhr" + K, true) + ", " + HC + " = " +
+             inRect("formac_rhc" + K, false) + ";\n";
+        guard = "if (formac_tid + " + off + " < " + std::to_string(haloPoints) + " && " + HR + " == formac_rhr" + K +
+                " && " + HC + " == formac_rhc" + K + ") ";
+      } else {
+        t += in + "const int " + HR + " = " + hr + ", " + HC + " = " + hc + ";\n";
+      }
+      PointAt p{in + "  const I q0 = " + r0(region) + " + " + HR + ", q1 = " + c0(region) + " + " + HC + ";\n", HR,
+                HC, {}, "", guard};
       for (int id : ids) p.value[id] = haloValue(id, k);
       at.push_back(p);
     }
@@ -576,39 +588,14 @@ class FusedWriter {
     return t;
   }
 
-  // Border blocks of light groups: the rect's points numbered densely,
-  // kRectPoints of them per thread and pass with all their loads first (a
-  // number past the rect's last recomputes the last point and stores
-  // nothing). One point per thread and pass waited for each point's loads in
-  // turn: a border block of blur's cost 2.2 interior ones.
-  std::string rectLoop(int region, const std::vector<int>& ids, const Store& store) const {
-    const std::string in = "        ", step = std::to_string(kRectPoints * kCudaThreads);
-    std::string t = "      const int formac_rw = formac_cb - formac_ca + 1, formac_rn = (formac_rb - formac_ra + 1) * formac_rw;\n"
-                    "      for (int formac_i = formac_tid; formac_i < formac_rn; formac_i += " + step + ") {\n";
-    std::vector<PointAt> at;
-    for (int k = 0; k < kRectPoints; ++k) {
-      const std::string K = std::to_string(k), J = "formac_j" + K, off = std::to_string(k * kCudaThreads);
-      t += in + "const int " + J + " = formac_min_i(formac_i + " + off + ", formac_rn - 1);\n" + in +
-           "const int formac_r" + K + " = formac_ra + " + J + " / formac_rw, formac_c" + K + " = formac_ca + " + J +
-           " % formac_rw;\n";
-      PointAt p{in + "  const I q0 = " + r0(region) + " + formac_r" + K + ", q1 = " + c0(region) + " + formac_c" + K +
-                    ";\n",
-                "formac_r" + K, "formac_c" + K, {}, "", "if (formac_i + " + off + " < formac_rn) "};
-      for (int id : ids) p.value[id] = value(id, k);
-      at.push_back(p);
-    }
-    return t + valueDeclarations(at, in) + points(ids, at, in, true) + storePoints(ids, at, store, in) + "      }\n";
-  }
-
   // A region's code: in interior blocks one pass or the sweep
   // (FusionGroup::onePass); in border blocks the rect computed check-free
-  // (the sweep clamped to it, or for light groups one point per pass), then
-  // the checked frame.
+  // by the same code clamped to it, then the checked frame.
   std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge) const {
     return "  if (formac_interior) {\n" +
-           (g_.onePass ? onePassCode(region, ids, inner) : sweepLoop(region, ids, inner, false)) + "  } else {\n" +
+           (g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false)) + "  } else {\n" +
            rect(region, ids) + "    if (formac_ra <= formac_rb) {\n" +
-           (g_.onePass ? rectLoop(region, ids, inner) : indentLines(sweepLoop(region, ids, inner, true), "  ")) +
+           indentLines(g_.onePass ? onePassCode(region, ids, inner, true) : sweepLoop(region, ids, inner, true), "  ") +
            "    }\n" + frameLoop(region, ids, edge) + "  }\n";
   }
 
