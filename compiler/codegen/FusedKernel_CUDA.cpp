@@ -364,6 +364,11 @@ class FusedWriter {
     return row ? "formac_min_i(formac_max_i(" + raw + ", formac_ra), formac_rb)"
                : "formac_min_i(formac_max_i(" + raw + ", formac_ca), formac_cb)";
   }
+  // The declaration of the column c a thread computes, `raw`; with `border`
+  // clamped into the rect (formac_c keeps the raw one for rowPoint's test).
+  static std::string columnIndex(const std::string& raw, bool border) {
+    return border ? "formac_c = " + raw + ", c = " + inRect("formac_c", false) : "c = " + raw;
+  }
 
   // The rows a thread computes: `rows` adjacent rows from `r`; with `clamp`,
   // a row past the region's end is clamped to its last row, with `border`
@@ -387,6 +392,13 @@ class FusedWriter {
     std::string guard;                 // "if (...) " when the point may not exist
     std::string storeGuard;            // "if (...) " when this thread does not store it
   };
+  // The point at row formac_rowU (rowIndices) of column c; with `border`
+  // stored only where neither clamp moved it, else under `guard`.
+  PointAt rowPoint(int region, int u, bool border, const std::string& guard, const std::string& in) const {
+    std::string U = std::to_string(u), R = "formac_row" + U;
+    return PointAt{in + "  const I q0 = " + r0(region) + " + " + R + ";\n", R, "c", {}, "",
+                   border ? "if (" + R + " == r + " + U + " && c == formac_c) " : guard};
+  }
   static std::string indentLines(const std::string& text, const std::string& ind) {
     std::string t;
     std::istringstream lines(text);
@@ -456,7 +468,7 @@ class FusedWriter {
     std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * wc) + "; i += " +
                     std::to_string(kCudaThreads) + ") {\n" + in + "const int r = (i / " + W + ") * " +
                     std::to_string(kRows) + ", " +
-                    (border ? "formac_c = i % " + W + ", c = " + inRect("formac_c", false) : "c = " + column) + ";\n" +
+                    columnIndex(column, border) + ";\n" +
                     in + "const I q1 = " + c0(region) + " + c;\n";
     if (border) t += rowIndices(h, kRows, false, true, in);
     std::vector<PointAt> at;
@@ -473,9 +485,7 @@ class FusedWriter {
         PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n" +
                       (v ? in + "  const I q1 = " + c0(region) + " + c + " + V + ";\n" : ""),
                   "(r + " + U + ")", col, {}, guard, guard};
-        if (border)
-          p = PointAt{in + "  const I q0 = " + r0(region) + " + formac_row" + U + ";\n", "formac_row" + U, "c", {}, "",
-                      "if (formac_row" + U + " == r + " + U + " && c == formac_c) "};
+        if (border) p = rowPoint(region, u, true, "", in);
         for (int id : ids) p.value[id] = value(id, u * colsPer + v);
         at.push_back(p);
       }
@@ -496,16 +506,13 @@ class FusedWriter {
     const int haloPerThread = (haloPoints + kCudaThreads - 1) / kCudaThreads;
     const std::string in = "      ";
     std::string column = (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " + std::to_string(tx);
-    std::string t = "    {\n" + in + "const int " +
-                    (border ? "formac_c = " + column + ", c = " + inRect("formac_c", false) : "c = " + column) +
-                    ", r = (formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows) + ";\n" + in +
+    std::string t = "    {\n" + in + "const int " + columnIndex(column, border) + ", r = (formac_tid / " +
+                    std::to_string(tx) + ") * " + std::to_string(rows) + ";\n" + in +
                     "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, border, in);
     std::vector<PointAt> at;
     for (int u = 0; u < rows; ++u) {
-      std::string U = std::to_string(u), R = "formac_row" + U;
-      std::string guard = border ? "if (" + R + " == r + " + U + " && c == formac_c) "
-                                 : clamp ? "if (r + " + U + " < " + std::to_string(h) + ") " : "";
-      PointAt p{in + "  const I q0 = " + r0(region) + " + " + R + ";\n", R, "c", {}, "", guard};
+      std::string past = clamp ? "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") " : "";
+      PointAt p = rowPoint(region, u, border, past, in);
       for (int id : ids) p.value[id] = value(id, u);
       at.push_back(p);
     }
@@ -518,18 +525,17 @@ class FusedWriter {
                        std::to_string(tx);
       t += in + "const int " + J + " = formac_min_i(formac_tid + " + off + ", " + std::to_string(haloPoints - 1) +
            ");\n" + in + "const int " + HK + " = " + J + " % " + WH + ";\n";
-      std::string guard = "if (formac_tid + " + off + " < " + std::to_string(haloPoints) + ") ";
+      std::string owned = "formac_tid + " + off + " < " + std::to_string(haloPoints);
       if (border) {
         t += in + "const int formac_rhr" + K + " = " + hr + ", formac_rhc" + K + " = " + hc + ";\n" + in +
              "const int " + HR + " = " + inRect("formac_rhr" + K, true) + ", " + HC + " = " +
              inRect("formac_rhc" + K, false) + ";\n";
-        guard = "if (formac_tid + " + off + " < " + std::to_string(haloPoints) + " && " + HR + " == formac_rhr" + K +
-                " && " + HC + " == formac_rhc" + K + ") ";
+        owned += " && " + HR + " == formac_rhr" + K + " && " + HC + " == formac_rhc" + K;
       } else {
         t += in + "const int " + HR + " = " + hr + ", " + HC + " = " + hc + ";\n";
       }
       PointAt p{in + "  const I q0 = " + r0(region) + " + " + HR + ", q1 = " + c0(region) + " + " + HC + ";\n", HR,
-                HC, {}, "", guard};
+                HC, {}, "", "if (" + owned + ") "};
       for (int id : ids) p.value[id] = haloValue(id, k);
       at.push_back(p);
     }
