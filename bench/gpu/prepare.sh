@@ -89,7 +89,7 @@ if command -v nvcc >/dev/null; then
     -L/usr/local/cuda/lib64/stubs -lcuda -ldl -lpthread
   echo "   built $B/check/bench_gpu (links here; runs only on a GPU)"
   grep -h "registers\|Compiling entry" "$B"/check/*.ptxas.txt | sed 's/^/   /' | grep -B1 registers | grep -v "^--" | paste - - | \
-    sed -E 's/ptxas info *: Compiling entry function .([A-Za-z0-9_]+). for .sm_90.(.*)ptxas info *: Used/\1:/' | head -40
+    sed -E 's/ptxas info *: Compiling entry function .([A-Za-z0-9_]+). for .sm_90.(.*)ptxas info *: Used/\1:/' | sed -n 1,40p  # (head would end the pipe early: pipefail)
   rm -rf "$B/check"/*.o
 fi
 du -sh "$B"
