@@ -116,7 +116,8 @@ class CudaGen {
   }
 
   std::string deviceHelpers() const {
-    return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant();
+    return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant() +
+           "\n" + asyncCopyHelpers();
   }
   std::string kernels() {
     std::string t;

@@ -26,6 +26,17 @@ namespace formac::codegen {
 constexpr int kRows = 4;
 constexpr int kCols = 2;
 
+// An input that one loop of a heavy group reads at this many offsets or
+// more is copied to shared memory first in interior blocks (16 bytes a copy,
+// cp.async; GroupLayout::Staged) and its taps are read from there: a warp's
+// read of one tap is then 2 shared wavefronts, not about 3 of L1 for memory
+// (the sweep's stride-2 columns). Measured on the H100 (run_async, 8192^2):
+// canny's Gaussian (25 offsets of img) 0.4030 against 0.4374 ms; harris's
+// Sobel pair (8 offsets) 0.2604 against 0.2574 ms, so it reads memory. A copy
+// 4 bytes at a time (images whose rows are not 16-byte aligned) cost more
+// than it saved (canny 0.4686 ms): those read memory too.
+constexpr int kStageMinTaps = 16;
+
 namespace {
 
 // "q0 >= fast_lo0 && q0 <= fast_hi0 && ...": the point's reads need no check.
@@ -38,27 +49,196 @@ std::string fastCondition(size_t rank) {
   return cond;
 }
 
-// Where each tiled member's tile starts in the dynamic shared memory (-1 for
-// inlined members; tiles 16-byte aligned), and the bytes of all of them.
-std::vector<long long> tileOffsets(const ir::Pipeline& p, const passes::FusionGroup& g, long long* total) {
-  std::vector<long long> at;
-  long long offset = 0;
-  for (const auto& m : g.members) {
-    at.push_back(m.inlined ? -1 : offset);
-    if (m.inlined) continue;
-    long long n = static_cast<long long>(typeSize(p.stages[static_cast<size_t>(m.stage)].type));
-    for (size_t d = 0; d < g.tile.size(); ++d) n *= g.tile[d] + m.haloLo[d] + m.haloHi[d];
-    offset = (offset + n + 15) / 16 * 16;
+// The shape of a group's kernel, shared by the writer and fusedSharedBytes:
+// members' regions, the loops they are computed in (batches), the inputs
+// staged in shared memory, and where every tile lies in shared memory.
+class GroupLayout {
+ public:
+  // An input of the group (read from memory) that interior blocks copy to
+  // shared memory before the batch that reads it, when the input is 16-byte
+  // aligned: rows t0 + lo[0].., columns t1 + lo[1].. (a multiple of `vec`
+  // elements, 16 bytes, from a multiple of `vec`), size[0] x size[1].
+  struct Staged {
+    int input = -1;
+    size_t batch = 0;
+    int lo[2] = {0, 0}, size[2] = {0, 0};
+    int vec = 0;
+    long long offset = 0;
+  };
+
+  GroupLayout(const ir::Pipeline& p, const passes::FusionGroup& g) : p_(p), g_(g) {
+    for (const auto& m : g_.members) byStage_[m.stage] = &m;
+    batches_ = computeBatches();
+    place();
   }
-  *total = offset;
-  return at;
-}
+
+  const ir::Stage& stage(int id) const { return p_.stages[static_cast<size_t>(id)]; }
+  int TY() const { return g_.tile[0]; }
+  int TX() const { return g_.tile[1]; }
+  bool inlined(int id) const {
+    auto it = byStage_.find(id);
+    return it != byStage_.end() && it->second->inlined;
+  }
+  bool member(int id) const { return byStage_.count(id) > 0; }
+  int halo(int id, size_t d, bool hi) const {
+    auto it = byStage_.find(id);
+    if (it == byStage_.end()) return 0;
+    return hi ? it->second->haloHi[d] : it->second->haloLo[d];
+  }
+  int H(int id) const { return TY() + halo(id, 0, false) + halo(id, 0, true); }
+  int W(int id) const { return TX() + halo(id, 1, false) + halo(id, 1, true); }
+
+  // Whether `a` reads `b`, directly or through inlined members.
+  bool dependsOn(int a, int b) const {
+    bool found = false;
+    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
+      if (found || e.kind != ir::Expr::ImageRead) return;
+      if (e.producer == b || (inlined(e.producer) && dependsOn(e.producer, b))) found = true;
+    });
+    return found;
+  }
+
+  const std::vector<std::vector<int>>& batches() const { return batches_; }
+  const std::vector<Staged>& staged() const { return staged_; }
+  // The tile of member `id` in shared memory (-1: inlined), and all bytes.
+  long long tileOffset(int id) const { return tileAt_.count(id) ? tileAt_.at(id) : -1; }
+  long long sharedBytes() const { return total_; }
+
+ private:
+  // Whether every read `a` makes of `b` is of the point itself
+  // (passes::readsOwnPoint), none through inlined members.
+  bool readsOnlyItsPoint(int a, int b) const {
+    bool only = true;
+    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
+      if (e.kind != ir::Expr::ImageRead) return;
+      if (e.producer == b)
+        only = only && passes::readsOwnPoint(e);
+      else if (inlined(e.producer) && dependsOn(e.producer, b))
+        only = false;
+    });
+    return only;
+  }
+  bool sameRegion(int a, int b) const {
+    return H(a) == H(b) && W(a) == W(b) && halo(a, 0, false) == halo(b, 0, false) &&
+           halo(a, 1, false) == halo(b, 1, false);
+  }
+
+  // Members with tiles, in order, grouped into loops: consecutive members of
+  // one region share a loop (and its loads) when each reads the others of
+  // the loop only at its own point: in check-free code, it reads their values
+  // there from registers (the checked frame reads the tiles, which the same
+  // thread stored just before).
+  std::vector<std::vector<int>> computeBatches() const {
+    std::vector<std::vector<int>> out;
+    for (const auto& m : g_.members) {
+      if (m.inlined) continue;
+      bool join = !out.empty() && sameRegion(out.back()[0], m.stage);
+      for (int other : join ? out.back() : std::vector<int>{})
+        if (dependsOn(m.stage, other) && !readsOnlyItsPoint(m.stage, other)) join = false;
+      if (join)
+        out.back().push_back(m.stage);
+      else
+        out.push_back({m.stage});
+    }
+    return out;
+  }
+
+  // Tiles in member order (16-byte aligned); then each staged input, over
+  // the tiles of later batches (not yet written while it is read) where it
+  // fits, without raising the bytes past what the group had or 48 KB.
+  void place() {
+    long long offset = 0;
+    std::vector<long long> batchEnd;
+    for (const auto& batch : batches_) {
+      for (int id : batch) {
+        tileAt_[id] = offset;
+        long long n = static_cast<long long>(typeSize(stage(id).type)) * H(id) * W(id);
+        offset = (offset + n + 15) / 16 * 16;
+      }
+      batchEnd.push_back(offset);
+    }
+    total_ = offset;
+    if (g_.onePass) return;
+    const long long limit = std::max(total_, 48LL * 1024);
+    std::map<size_t, long long> next;  // per batch: where its next staged input goes
+    for (const Staged& candidate : candidates()) {
+      Staged s = candidate;
+      long long& at = next.emplace(s.batch, batchEnd[s.batch]).first->second;
+      long long n = static_cast<long long>(typeSize(stage(s.input).type)) * s.size[0] * s.size[1];
+      if (at + n > limit) continue;
+      s.offset = at;
+      at = (at + n + 15) / 16 * 16;
+      total_ = std::max(total_, at);
+      staged_.push_back(s);
+    }
+  }
+
+  // Inputs worth staging: read with at least kStageMinTaps offsets, all by
+  // the members of one batch (not by inlined members or the sink), with
+  // elements of 4 or 8 bytes.
+  std::vector<Staged> candidates() const {
+    std::map<int, std::set<size_t>> readers;            // input -> batches reading it
+    std::map<int, std::set<std::pair<int, int>>> taps;  // input -> offsets read
+    std::set<int> elsewhere;                            // inputs read outside the batches
+    std::map<int, size_t> batchOf;
+    for (size_t b = 0; b < batches_.size(); ++b)
+      for (int id : batches_[b]) batchOf[id] = b;
+    std::vector<int> all;
+    for (const auto& m : g_.members) all.push_back(m.stage);
+    all.push_back(g_.sink);
+    for (int id : all)
+      ir::forEachExpr(stage(id).pieces[0].body, [&](const ir::Expr& e) {
+        if (e.kind != ir::Expr::ImageRead || member(e.producer)) return;
+        auto b = batchOf.find(id);
+        if (b == batchOf.end() || e.axes.size() != 2) {
+          elsewhere.insert(e.producer);
+          return;
+        }
+        readers[e.producer].insert(b->second);
+        taps[e.producer].insert({e.axes[0].offset, e.axes[1].offset});
+      });
+    std::vector<Staged> out;
+    for (const auto& [input, batches] : readers) {
+      size_t bytes = typeSize(stage(input).type);
+      if (elsewhere.count(input) || batches.size() != 1 || (bytes != 4 && bytes != 8) ||
+          static_cast<int>(taps[input].size()) < kStageMinTaps)
+        continue;
+      Staged s;
+      s.input = input;
+      s.batch = *batches.begin();
+      s.vec = static_cast<int>(16 / bytes);
+      if (TX() % s.vec) continue;
+      int region = batches_[s.batch][0];
+      int lo[2] = {0, 0}, hi[2] = {0, 0};
+      bool first = true;
+      for (const auto& [r, c] : taps[input]) {
+        lo[0] = first ? r : std::min(lo[0], r), hi[0] = first ? r : std::max(hi[0], r);
+        lo[1] = first ? c : std::min(lo[1], c), hi[1] = first ? c : std::max(hi[1], c);
+        first = false;
+      }
+      s.lo[0] = lo[0] - halo(region, 0, false);
+      s.size[0] = H(region) + hi[0] - lo[0];
+      int c0 = lo[1] - halo(region, 1, false), c1 = c0 + W(region) - 1 + hi[1] - lo[1];
+      s.lo[1] = c0 >= 0 ? c0 / s.vec * s.vec : -((-c0 + s.vec - 1) / s.vec * s.vec);
+      s.size[1] = (c1 - s.lo[1] + s.vec) / s.vec * s.vec;
+      out.push_back(s);
+    }
+    return out;
+  }
+
+  const ir::Pipeline& p_;
+  const passes::FusionGroup& g_;
+  std::map<int, const passes::GroupMember*> byStage_;
+  std::vector<std::vector<int>> batches_;
+  std::map<int, long long> tileAt_;
+  std::vector<Staged> staged_;
+  long long total_ = 0;
+};
 
 class FusedWriter {
  public:
   explicit FusedWriter(const FusedKernelRequest& r)
-      : r_(r), p_(*r.pipeline), n_(*r.names), g_(*r.group) {
-    for (const auto& m : g_.members) byStage_[m.stage] = &m;
+      : r_(r), p_(*r.pipeline), n_(*r.names), g_(*r.group), L_(p_, g_) {
     ids_ = memberIds();
     ids_.push_back(g_.sink);
   }
@@ -85,7 +265,7 @@ class FusedWriter {
     os << "  const I t0 = (I)blockIdx.y * " << TY() << ";\n"
        << "  const I t1 = (I)blockIdx.x * " << TX() << ";\n"
        << "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" << tiles() << boxes() << interiorFlag() << lambdas();
-    for (const auto& batch : batches()) os << batchCode(batch) << "  __syncthreads();\n";
+    for (size_t b = 0; b < L_.batches().size(); ++b) os << batchCode(b) << "  __syncthreads();\n";
     os << sinkCode() << "}\n\n";
     return os.str();
   }
@@ -95,22 +275,15 @@ class FusedWriter {
   const std::string& name(int id) const { return n_.stage[static_cast<size_t>(id)]; }
   int TY() const { return g_.tile[0]; }
   int TX() const { return g_.tile[1]; }
+  bool inlined(int id) const { return L_.inlined(id); }
+  int halo(int id, size_t d, bool hi) const { return L_.halo(id, d, hi); }
+  int H(int id) const { return L_.H(id); }
+  int W(int id) const { return L_.W(id); }
   std::vector<int> memberIds() const {
     std::vector<int> ids;
     for (const auto& m : g_.members) ids.push_back(m.stage);
     return ids;
   }
-  bool inlined(int id) const {
-    auto it = byStage_.find(id);
-    return it != byStage_.end() && it->second->inlined;
-  }
-  int halo(int id, size_t d, bool hi) const {
-    auto it = byStage_.find(id);
-    if (it == byStage_.end()) return 0;
-    return hi ? it->second->haloHi[d] : it->second->haloLo[d];
-  }
-  int H(int id) const { return TY() + halo(id, 0, false) + halo(id, 0, true); }
-  int W(int id) const { return TX() + halo(id, 1, false) + halo(id, 1, true); }
   std::string r0(int id) const { return "(t0 - " + std::to_string(halo(id, 0, false)) + ")"; }
   std::string c0(int id) const { return "(t1 - " + std::to_string(halo(id, 1, false)) + ")"; }
 
@@ -122,13 +295,18 @@ class FusedWriter {
   std::string function(int id, bool checked) const { return (checked ? "formac_atc_" : "formac_at_") + name(id); }
   std::string value(int id, int u) const { return "formac_v" + std::to_string(u) + "_" + name(id); }
 
-  // Reads of group stages: a tile, an inlined member's function, or memory.
+  // Reads of group stages: a tile, an inlined member's function, or memory
+  // (or its copy in shared memory, while staged_ lists it).
   std::string access(int id, const std::vector<std::string>& idx, bool checked) const {
-    auto it = byStage_.find(id);
-    if (it == byStage_.end())
+    if (!L_.member(id)) {
+      for (const Staged* s : staged_)
+        if (s->input == id)
+          return stagedName(id) + "[(int)((" + idx[0] + ") - " + origin(*s, 0) + ") * " + std::to_string(s->size[1]) +
+                 " + (int)((" + idx[1] + ") - " + origin(*s, 1) + ")]";
       return name(id) + "[((" + idx[0] + ") * (" + ir::printSize(stage(id).extent[1], n_.param) + ") + (" +
              idx[1] + "))]";
-    if (it->second->inlined)
+    }
+    if (inlined(id))
       return function(id, checked) + "((I)(" + idx[0] + "), (I)(" + idx[1] + "))";
     return "tile_" + name(id) + "[(int)((" + idx[0] + ") - " + r0(id) + ") * " + std::to_string(W(id)) +
            " + (int)((" + idx[1] + ") - " + c0(id) + ")]";
@@ -147,19 +325,30 @@ class FusedWriter {
   }
   bool hasModes(int id) const { return needsBorderChecks(options(id, false)); }
 
-  // Shared memory: one tile per member that is not inlined.
+  // Staged inputs (GroupLayout::Staged): the copy's name, and its first row
+  // (d = 0) or column.
+  using Staged = GroupLayout::Staged;
+  std::string stagedName(int id) const { return "formac_in_" + name(id); }
+  static std::string origin(const Staged& s, size_t d) {
+    int lo = s.lo[d];
+    return std::string(d ? "(t1" : "(t0") + (lo < 0 ? " - " : " + ") + std::to_string(lo < 0 ? -lo : lo) + ")";
+  }
+
+  // Shared memory: one tile per member that is not inlined, and the copies
+  // of staged inputs (over the tiles of later loops).
   std::string tiles() const {
     std::string t;
-    long long total;
-    std::vector<long long> at = tileOffsets(p_, g_, &total);
-    for (size_t i = 0; i < g_.members.size(); ++i) {
-      int id = g_.members[i].stage;
-      if (at[i] < 0) continue;
+    auto declare = [&](int id, const std::string& var, long long at, int h, int w, const std::string& note) {
       if (t.empty()) t = "  extern __shared__ __align__(16) unsigned char formac_smem[];\n";
       std::string T = cType(stage(id).type);
-      t += "  " + T + "* const tile_" + name(id) + " = reinterpret_cast<" + T + "*>(formac_smem + " +
-           std::to_string(at[i]) + ");  /* " + std::to_string(H(id)) + " x " + std::to_string(W(id)) + " */\n";
-    }
+      t += "  " + T + "* const " + var + " = reinterpret_cast<" + T + "*>(formac_smem + " + std::to_string(at) +
+           ");  /* " + std::to_string(h) + " x " + std::to_string(w) + note + " */\n";
+    };
+    for (const auto& m : g_.members)
+      if (!m.inlined) declare(m.stage, "tile_" + name(m.stage), L_.tileOffset(m.stage), H(m.stage), W(m.stage), "");
+    for (const Staged& s : L_.staged())
+      declare(s.input, stagedName(s.input), s.offset, s.size[0], s.size[1],
+              ": " + name(s.input) + " from " + origin(s, 0) + ", " + origin(s, 1) + ", staged");
     return t;
   }
 
@@ -305,51 +494,6 @@ class FusedWriter {
              pointValue(m.stage, checked, "    ") + "    return v;\n  };\n";
     }
     return t;
-  }
-
-  // Whether `a` reads `b`, directly or through inlined members.
-  bool dependsOn(int a, int b) const {
-    bool found = false;
-    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
-      if (found || e.kind != ir::Expr::ImageRead) return;
-      if (e.producer == b || (inlined(e.producer) && dependsOn(e.producer, b))) found = true;
-    });
-    return found;
-  }
-
-  // Whether every read `a` makes of `b` is of the point itself
-  // (passes::readsOwnPoint), none through inlined members.
-  bool readsOnlyItsPoint(int a, int b) const {
-    bool only = true;
-    ir::forEachExpr(stage(a).pieces[0].body, [&](const ir::Expr& e) {
-      if (e.kind != ir::Expr::ImageRead) return;
-      if (e.producer == b)
-        only = only && passes::readsOwnPoint(e);
-      else if (inlined(e.producer) && dependsOn(e.producer, b))
-        only = false;
-    });
-    return only;
-  }
-
-  // Members with tiles, in order, grouped into loops: consecutive members of
-  // one region share a loop (and its loads) when each reads the others of
-  // the loop only at its own point: in check-free code, it reads their values
-  // there from registers (the checked frame reads the tiles, which the same
-  // thread stored just before).
-  std::vector<std::vector<int>> batches() const {
-    std::vector<std::vector<int>> out;
-    for (const auto& m : g_.members) {
-      if (m.inlined) continue;
-      bool join = !out.empty() && H(out.back()[0]) == H(m.stage) && W(out.back()[0]) == W(m.stage) &&
-                  r0(out.back()[0]) == r0(m.stage) && c0(out.back()[0]) == c0(m.stage);
-      for (int other : join ? out.back() : std::vector<int>{})
-        if (dependsOn(m.stage, other) && !readsOnlyItsPoint(m.stage, other)) join = false;
-      if (join)
-        out.back().push_back(m.stage);
-      else
-        out.push_back({m.stage});
-    }
-    return out;
   }
 
   // How one point is stored: the statement for stage `id`, tile row and
@@ -596,25 +740,68 @@ class FusedWriter {
 
   // A region's code: in interior blocks one pass or the sweep
   // (FusionGroup::onePass); in border blocks the rect computed check-free
-  // by the same code clamped to it, then the checked frame.
-  std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge) const {
-    return "  if (formac_interior) {\n" +
+  // by the same code clamped to it, then the checked frame. `first`: a
+  // branch taken before those ("if (...) {...} else ").
+  std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge,
+                         const std::string& first = "") const {
+    return "  " + first + "if (formac_interior) {\n" +
            (g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false)) + "  } else {\n" +
            rect(region, ids) + "    if (formac_ra <= formac_rb) {\n" +
            indentLines(g_.onePass ? onePassCode(region, ids, inner, true) : sweepLoop(region, ids, inner, true), "  ") +
            "    }\n" + frameLoop(region, ids, edge) + "  }\n";
   }
 
-  std::string batchCode(const std::vector<int>& ids) const {
+  // Interior blocks whose staged inputs are 16-byte aligned (rows too) and
+  // whose copies lie inside the images: the condition, and the copies.
+  std::string stagedCondition(const std::vector<const Staged*>& staged) const {
+    std::string t = "formac_interior";
+    for (const Staged* s : staged) {
+      const ir::Stage& x = stage(s->input);
+      std::string rows = ir::printSize(x.extent[0], n_.param), cols = ir::printSize(x.extent[1], n_.param);
+      t += " &&\n      (reinterpret_cast<unsigned long long>(" + name(s->input) + ") & 15) == 0 && (I)(" + cols +
+           ") % " + std::to_string(s->vec) + " == 0 && " + origin(*s, 0) + " >= 0 && " + origin(*s, 0) + " + " +
+           std::to_string(s->size[0] - 1) + " < (I)(" + rows + ") && " + origin(*s, 1) + " >= 0 && " + origin(*s, 1) +
+           " + " + std::to_string(s->size[1] - 1) + " < (I)(" + cols + ")";
+    }
+    return t;
+  }
+  std::string stagedCopies(const std::vector<const Staged*>& staged) const {
+    std::string t;
+    for (const Staged* s : staged) {
+      const int perRow = s->size[1] / s->vec;
+      std::string R = std::to_string(perRow), V = std::to_string(s->vec), n = name(s->input);
+      std::string cols = ir::printSize(stage(s->input).extent[1], n_.param);
+      t += "    /* " + n + ": rows " + origin(*s, 0) + ".., columns " + origin(*s, 1) + ".., 16 bytes a copy */\n"
+           "    for (int i = formac_tid; i < " + std::to_string(s->size[0] * perRow) + "; i += " +
+           std::to_string(kCudaThreads) + ") {\n      const int r = i / " + R + ", c = (i % " + R + ") * " + V +
+           ";\n      formac_copy16(" + stagedName(s->input) + " + r * " + std::to_string(s->size[1]) + " + c, " + n +
+           " + ((" + origin(*s, 0) + " + r) * (" + cols + ") + (" + origin(*s, 1) + " + c)));\n    }\n";
+    }
+    return t + "    formac_copy_wait();\n    __syncthreads();\n";
+  }
+
+  std::string batchCode(size_t b) const {
+    const std::vector<int>& ids = L_.batches()[b];
     int region = ids[0];
     std::string names;
     for (int id : ids) names += (names.empty() ? "" : ", ") + name(id);
     Store store = [&](int id, const std::string& row, const std::string& col, const std::string& v) {
       return "tile_" + name(id) + "[" + row + " * " + std::to_string(W(id)) + " + " + col + "] = " + v + ";";
     };
-    return "  /* " + names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
-           std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" + std::to_string(halo(region, 1, false)) +
-           "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) + " */\n" + regionCode(region, ids, store, store);
+    std::string t = "  /* " + names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
+                    std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" +
+                    std::to_string(halo(region, 1, false)) + "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) +
+                    " */\n";
+    std::vector<const Staged*> staged;
+    for (const Staged& s : L_.staged())
+      if (s.batch == b) staged.push_back(&s);
+    if (staged.empty()) return t + regionCode(region, ids, store, store);
+    std::string flag = "formac_staged" + std::to_string(b);
+    t += "  const bool " + flag + " = " + stagedCondition(staged) + ";\n";
+    staged_ = staged;
+    std::string first = "if (" + flag + ") {\n" + stagedCopies(staged) + sweepLoop(region, ids, store, false) + "  } else ";
+    staged_.clear();
+    return t + regionCode(region, ids, store, store, first);
   }
 
   // The sink: every point of the tile, 0 outside its valid box (border tiles
@@ -638,8 +825,10 @@ class FusedWriter {
   const ir::Pipeline& p_;
   const Names& n_;
   const passes::FusionGroup& g_;
-  std::map<int, const passes::GroupMember*> byStage_;
+  const GroupLayout L_;
   std::vector<int> ids_;  // members, then the sink
+  // The staged inputs that reads go to, while the staged sweep is written.
+  mutable std::vector<const Staged*> staged_;
 };
 
 }  // namespace
@@ -647,9 +836,25 @@ class FusedWriter {
 std::string fusedKernelSource(const FusedKernelRequest& r) { return FusedWriter(r).run(); }
 
 long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) {
-  long long total;
-  tileOffsets(p, g, &total);
-  return total;
+  return GroupLayout(p, g).sharedBytes();
+}
+
+std::string asyncCopyHelpers() {
+  return "/* A 16-byte copy from global to shared memory that does not wait (cp.async, sm_80 on),\n"
+         "   and the wait for this thread's copies; the block then synchronises. */\n"
+         "static __device__ __forceinline__ void formac_copy16(void* dst, const void* src) {\n"
+         "#if __CUDA_ARCH__ >= 800\n"
+         "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\"\n"
+         "               :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src) : \"memory\");\n"
+         "#else\n"
+         "  *reinterpret_cast<int4*>(dst) = *reinterpret_cast<const int4*>(src);\n"
+         "#endif\n"
+         "}\n"
+         "static __device__ __forceinline__ void formac_copy_wait() {\n"
+         "#if __CUDA_ARCH__ >= 800\n"
+         "  asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
+         "#endif\n"
+         "}\n";
 }
 
 std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {

@@ -39,4 +39,8 @@ long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g);
 // boundary-mode read is in range (fast_lo/fast_hi), resolved elsewhere.
 std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind);
 
+// Device helpers of staged inputs: a 16-byte copy from global to shared
+// memory (cp.async from sm_80, a plain copy before) and the wait for them.
+std::string asyncCopyHelpers();
+
 }  // namespace formac::codegen

@@ -265,6 +265,24 @@ s2 = b(s1:clamped);
 s3 = a(s2);
 return c(s3:mirror, s1);
 )", {{7, 40009}, {12, 30011}, {3, 65537}}));
+  // A heavy group whose first loop reads its input at 25 offsets: interior
+  // blocks copy the input to shared memory first when its rows are 16-byte
+  // aligned (N a multiple of 4 floats, 2 doubles; GroupLayout::Staged), the
+  // other sizes read it from memory. Float, int and double.
+  for (const char* T : {"float", "int", "double"})
+    out.push_back(make(std::string("staged_window_") + T, fill(R"(stencil w5(vector#2 %T% X) {
+  return (1 * X@[-2,-2] + 2 * X@[-2,-1] + 3 * X@[-2,0] + 4 * X@[-2,1] + 5 * X@[-2,2] + 6 * X@[-1,-2] + 7 * X@[-1,-1] + 8 * X@[-1,0] + 9 * X@[-1,1] + 10 * X@[-1,2] + 11 * X@[0,-2] + 12 * X@[0,-1] + 13 * X + 14 * X@[0,1] + 15 * X@[0,2] + 16 * X@[1,-2] + 17 * X@[1,-1] + 18 * X@[1,0] + 19 * X@[1,1] + 20 * X@[1,2] + 21 * X@[2,-2] + 22 * X@[2,-1] + 23 * X@[2,0] + 24 * X@[2,1] + 25 * X@[2,2]) / 7;
+}
+stencil dx(vector#2 %T% S) { return S@[0,1] - S@[0,-1] + 2 * (S@[1,1] - S@[-1,-1]); }
+stencil dy(vector#2 %T% S) { return S@[1,0] - S@[-1,0] + S@[1,-1] * 3; }
+stencil mix(vector#2 %T% A, vector#2 %T% B) { return A@[0,-1] * B@[1,0] - A + B@[-1,1]; }
+parameter M, N;
+vector#2 %T% img[M,N];
+s = w5(img:mirror);
+a = dx(s:mirror);
+b = dy(s:clamped);
+return mix(a:mirror, b:extend);
+)", {{"%T%", T}}), {{13, 17}, {150, 1100}, {129, 512}, {70, 130}, {97, 258}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }

@@ -1,11 +1,13 @@
 // The fusion planner (compiler/passes/FusionPlan): which stages join a group,
-// which members the CUDA backend inlines, and how tiles shrink to fit.
+// which members the CUDA backend inlines, how tiles shrink to fit, and which
+// inputs its kernels stage in shared memory.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "codegen/CodeGen_CUDA.h"
 #include "ir/Edges.h"
 #include "lex/Lexer.h"
 #include "parse/Parser.h"
@@ -71,6 +73,25 @@ TEST(FusionPlan, CannyTilesStagesReadByTwoRoots) {
   EXPECT_EQ(members(p, groups[0]),
             "gauss5(img:mirror) sobel_x(smooth:mirror) sobel_y(smooth:mirror) magnitude(gx, gy) | "
             "thin(gx, gy, mag:mirror)");
+}
+
+// Canny's Gaussian reads img at 25 offsets: interior blocks copy img to
+// shared memory first, over the tiles of gx, gy and mag (written only in the
+// next loop), so the kernel needs no more shared memory than its tiles.
+// Harris reads img at 8 offsets: through L1, as before.
+TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  ir::Pipeline canny = compile(example("canny"));
+  codegen::CudaKernels k = codegen::generateCudaKernels(canny, o);
+  ASSERT_EQ(k.launches.size(), 1u);
+  EXPECT_EQ(k.launches[0].sharedBytes, (36 * 68 + 3 * 34 * 66) * 4);
+  EXPECT_NE(k.source.find("float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);  /* 40 x 72"),
+            std::string::npos);
+  EXPECT_NE(k.source.find("formac_copy16(formac_in_img + r * 72 + c, img + (((t0 - 4) + r) * (N) + ((t1 - 4) + c)));"),
+            std::string::npos);
+  ir::Pipeline harris = compile(example("harris"));
+  EXPECT_EQ(codegen::generateCudaKernels(harris, o).source.find("formac_in_img"), std::string::npos);
 }
 
 // Light groups are computed in one pass (memory-bound), heavy ones swept.
