@@ -256,7 +256,13 @@ class FusedWriter {
     any = false;
     for (const auto& m : g_.members)
       if (m.inlined) os << (any ? ", " : "") << name(m.stage), any = true;
-    os << (any ? "" : "nothing") << ". */\n";
+    os << (any ? "" : "nothing") << ".";
+    if (!L_.staged().empty()) {
+      os << "\n   Copied to shared memory first (interior blocks, rows 16-byte aligned): ";
+      for (size_t i = 0; i < L_.staged().size(); ++i) os << (i ? ", " : "") << name(L_.staged()[i].input);
+      os << ".";
+    }
+    os << " */\n";
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
