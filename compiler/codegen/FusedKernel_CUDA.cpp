@@ -174,8 +174,8 @@ class GroupLayout {
   }
 
   // Inputs worth staging: read with at least kStageMinTaps offsets, all by
-  // the members of one batch (not by inlined members or the sink), with
-  // elements of 4 or 8 bytes.
+  // the members of one batch (not by inlined members or the sink) and at
+  // q + offset, with elements of 4 or 8 bytes.
   std::vector<Staged> candidates() const {
     std::map<int, std::set<size_t>> readers;            // input -> batches reading it
     std::map<int, std::set<std::pair<int, int>>> taps;  // input -> offsets read
@@ -188,9 +188,12 @@ class GroupLayout {
     all.push_back(g_.sink);
     for (int id : all)
       ir::forEachExpr(stage(id).pieces[0].body, [&](const ir::Expr& e) {
-        if (e.kind != ir::Expr::ImageRead || member(e.producer)) return;
+        if ((e.kind != ir::Expr::ImageRead && e.kind != ir::Expr::IndexRead) || member(e.producer)) return;
+        // Staged reads are q + offset: not scaled, shifted or placed.
+        bool plain = e.kind == ir::Expr::ImageRead && e.axes.size() == 2 && e.firstDim == 0 && e.origin.empty();
+        for (const auto& a : e.axes) plain = plain && a.scale == 1;
         auto b = batchOf.find(id);
-        if (b == batchOf.end() || e.axes.size() != 2) {
+        if (b == batchOf.end() || !plain) {
           elsewhere.insert(e.producer);
           return;
         }

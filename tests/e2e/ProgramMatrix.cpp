@@ -283,6 +283,17 @@ a = dx(s:mirror);
 b = dy(s:clamped);
 return mix(a:mirror, b:extend);
 )", {{"%T%", T}}), {{13, 17}, {150, 1100}, {129, 512}, {70, 130}, {97, 258}}));
+  // The same window read at twice the scale: not staged (the copy holds
+  // q + offset reads only).
+  out.push_back(make("staged_window_scaled", R"(stencil w5(vector#2 float X) {
+  return (1 * X@[(-2,2),(-2,2)] + 2 * X@[(-2,2),(-1,2)] + 3 * X@[(-2,2),(0,2)] + 4 * X@[(-2,2),(1,2)] + 5 * X@[(-2,2),(2,2)] + 6 * X@[(-1,2),(-2,2)] + 7 * X@[(-1,2),(-1,2)] + 8 * X@[(-1,2),(0,2)] + 9 * X@[(-1,2),(1,2)] + 10 * X@[(-1,2),(2,2)] + 11 * X@[(0,2),(-2,2)] + 12 * X@[(0,2),(-1,2)] + 13 * X@[(0,2),(0,2)] + 14 * X@[(0,2),(1,2)] + 15 * X@[(0,2),(2,2)] + 16 * X@[(1,2),(-2,2)] + 17 * X@[(1,2),(-1,2)] + 18 * X@[(1,2),(0,2)] + 19 * X@[(1,2),(1,2)] + 20 * X@[(1,2),(2,2)] + 21 * X@[(2,2),(-2,2)] + 22 * X@[(2,2),(-1,2)] + 23 * X@[(2,2),(0,2)] + 24 * X@[(2,2),(1,2)] + 25 * X@[(2,2),(2,2)]) / 7;
+}
+stencil dx(vector#2 float S) { return S@[0,1] - S@[0,-1] + 2 * (S@[1,1] - S@[-1,-1]) + S@[-1,0] * S@[1,0]; }
+parameter M, N;
+vector#2 float img[M,N];
+s = w5(img:mirror);
+return dx(s:mirror);
+)", {{13, 17}, {150, 1100}, {200, 700}, {97, 258}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }

@@ -17,13 +17,17 @@
 namespace formac {
 namespace {
 
+ir::Pipeline compileText(const std::string& path, const std::string& text) {
+  SourceFile file{path, text};
+  Warnings warnings;
+  return buildPipeline(parse(lex(file)), "k", warnings);
+}
+
 ir::Pipeline compile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  SourceFile file{path, text.str()};
-  Warnings warnings;
-  return buildPipeline(parse(lex(file)), "k", warnings);
+  return compileText(path, text.str());
 }
 
 std::string example(const std::string& name) {
@@ -92,6 +96,20 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
             std::string::npos);
   ir::Pipeline harris = compile(example("harris"));
   EXPECT_EQ(codegen::generateCudaKernels(harris, o).source.find("formac_in_img"), std::string::npos);
+  // 25 offsets, but at twice the scale: the copy serves q + offset reads only.
+  std::string taps;
+  for (int i = -2; i <= 2; ++i)
+    for (int j = -2; j <= 2; ++j)
+      taps += (taps.empty() ? "" : " + ") + std::to_string(i + 3) + " * X@[(" + std::to_string(i) + ",2),(" +
+              std::to_string(j) + ",2)]";
+  ir::Pipeline scaled = compileText("scaled.idsl", "stencil w(vector#2 float X) { return " + taps +
+                                                       "; }\nstencil d(vector#2 float S) { return S@[0,1] * S@[1,0] - "
+                                                       "S@[-1,-1] * 2 + S@[0,-1] / 3; }\nparameter M, N;\n"
+                                                       "vector#2 float img[M,N];\nreturn d(w(img:mirror):mirror);\n");
+  codegen::CudaKernels ks = codegen::generateCudaKernels(scaled, o);
+  ASSERT_FALSE(ks.launches.empty());
+  EXPECT_FALSE(ks.launches.back().tightBlocks.empty());  // a heavy group, which could stage
+  EXPECT_EQ(ks.source.find("formac_in_img"), std::string::npos);
 }
 
 // Light groups are computed in one pass (memory-bound), heavy ones swept.
