@@ -212,17 +212,17 @@ class GroupLayout {
       s.vec = static_cast<int>(16 / bytes);
       if (TX() % s.vec) continue;
       int region = batches_[s.batch][0];
-      int lo[2] = {0, 0}, hi[2] = {0, 0};
-      bool first = true;
-      for (const auto& [r, c] : taps[input]) {
-        lo[0] = first ? r : std::min(lo[0], r), hi[0] = first ? r : std::max(hi[0], r);
-        lo[1] = first ? c : std::min(lo[1], c), hi[1] = first ? c : std::max(hi[1], c);
-        first = false;
+      auto [r, c] = *taps[input].begin();
+      int lo[2] = {r, c}, hi[2] = {r, c};
+      for (const auto& [tr, tc] : taps[input]) {
+        lo[0] = std::min(lo[0], tr), hi[0] = std::max(hi[0], tr);
+        lo[1] = std::min(lo[1], tc), hi[1] = std::max(hi[1], tc);
       }
       s.lo[0] = lo[0] - halo(region, 0, false);
       s.size[0] = H(region) + hi[0] - lo[0];
+      // Columns from a multiple of vec (t1 is one), as many as cover the reads.
       int c0 = lo[1] - halo(region, 1, false), c1 = c0 + W(region) - 1 + hi[1] - lo[1];
-      s.lo[1] = c0 >= 0 ? c0 / s.vec * s.vec : -((-c0 + s.vec - 1) / s.vec * s.vec);
+      s.lo[1] = static_cast<int>(ir::floorDiv(c0, s.vec)) * s.vec;
       s.size[1] = (c1 - s.lo[1] + s.vec) / s.vec * s.vec;
       out.push_back(s);
     }
@@ -312,8 +312,7 @@ class FusedWriter {
         if (s->input == id)
           return stagedName(id) + "[(int)((" + idx[0] + ") - " + origin(*s, 0) + ") * " + std::to_string(s->size[1]) +
                  " + (int)((" + idx[1] + ") - " + origin(*s, 1) + ")]";
-      return name(id) + "[((" + idx[0] + ") * (" + ir::printSize(stage(id).extent[1], n_.param) + ") + (" +
-             idx[1] + "))]";
+      return name(id) + "[((" + idx[0] + ") * (" + extent(id, 1) + ") + (" + idx[1] + "))]";
     }
     if (inlined(id))
       return function(id, checked) + "((I)(" + idx[0] + "), (I)(" + idx[1] + "))";
@@ -333,6 +332,8 @@ class FusedWriter {
     return lo;
   }
   bool hasModes(int id) const { return needsBorderChecks(options(id, false)); }
+  // Stage `id`'s extent along d, as C.
+  std::string extent(int id, size_t d) const { return ir::printSize(stage(id).extent[d], n_.param); }
 
   // Staged inputs (GroupLayout::Staged): the copy's name, and its first row
   // (d = 0) or column.
@@ -765,8 +766,7 @@ class FusedWriter {
   std::string stagedCondition(const std::vector<const Staged*>& staged) const {
     std::string t = "formac_interior";
     for (const Staged* s : staged) {
-      const ir::Stage& x = stage(s->input);
-      std::string rows = ir::printSize(x.extent[0], n_.param), cols = ir::printSize(x.extent[1], n_.param);
+      std::string rows = extent(s->input, 0), cols = extent(s->input, 1);
       t += " &&\n      (reinterpret_cast<unsigned long long>(" + name(s->input) + ") & 15) == 0 && (I)(" + cols +
            ") % " + std::to_string(s->vec) + " == 0 && " + origin(*s, 0) + " >= 0 && " + origin(*s, 0) + " + " +
            std::to_string(s->size[0] - 1) + " < (I)(" + rows + ") && " + origin(*s, 1) + " >= 0 && " + origin(*s, 1) +
@@ -779,7 +779,7 @@ class FusedWriter {
     for (const Staged* s : staged) {
       const int perRow = s->size[1] / s->vec;
       std::string R = std::to_string(perRow), V = std::to_string(s->vec), n = name(s->input);
-      std::string cols = ir::printSize(stage(s->input).extent[1], n_.param);
+      std::string cols = extent(s->input, 1);
       t += "    /* " + n + ": rows " + origin(*s, 0) + ".., columns " + origin(*s, 1) + ".., 16 bytes a copy */\n"
            "    for (int i = formac_tid; i < " + std::to_string(s->size[0] * perRow) + "; i += " +
            std::to_string(kCudaThreads) + ") {\n      const int r = i / " + R + ", c = (i % " + R + ") * " + V +
@@ -817,7 +817,6 @@ class FusedWriter {
   // may reach past the image: those points are not stored).
   std::string sinkCode() const {
     int sink = g_.sink;
-    const ir::Stage& s = stage(sink);
     std::string out = name(sink);
     Store inner = [&](int, const std::string&, const std::string&, const std::string& v) {
       return out + "[q0 * cols + q1] = " + v + ";";
@@ -826,7 +825,7 @@ class FusedWriter {
       return "if (q0 < rows && q1 < cols) " + out + "[q0 * cols + q1] = " + v + ";";
     };
     return "  /* " + out + ": every point of the tile (0 outside its valid box) */\n  const I rows = " +
-           ir::printSize(s.extent[0], n_.param) + ", cols = " + ir::printSize(s.extent[1], n_.param) + ";\n" +
+           extent(sink, 0) + ", cols = " + extent(sink, 1) + ";\n" +
            regionCode(sink, {sink}, inner, edge);
   }
 

@@ -28,11 +28,6 @@ bool hasConstOrigin(const ir::Expr& e) {
   return true;
 }
 
-long long floorDiv(long long a, long long b) {
-  long long q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 // True when a None-mode read (constant origin) may leave its producer inside
 // the piece's valid box for some parameter values: a sub-domain beyond its
 // image does (Pipeline.h: such a read yields 0). Sema's boxes keep stencil
@@ -57,9 +52,9 @@ bool mayReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
     for (size_t d = 0; d < pc.axes.size(); ++d) {
       const ir::PieceAxis& a = pc.axes[d];
       long long start = ir::evalSize(a.start, v), step = a.step;
-      long long lo = std::max(ir::evalSize(pc.validLo[d], v), -floorDiv(start, step));
+      long long lo = std::max(ir::evalSize(pc.validLo[d], v), -ir::floorDiv(start, step));
       long long hi = std::min({ir::evalSize(pc.validHi[d], v), ir::evalSize(a.count, v) - 1,
-                               floorDiv(ir::evalSize(o.stage->extent[d], v) - 1 - start, step)});
+                               ir::floorDiv(ir::evalSize(o.stage->extent[d], v) - 1 - start, step)});
       empty = empty || lo > hi;
       first.push_back(lo);
       last.push_back(hi);

@@ -39,11 +39,9 @@ Size make(SizeNode::Kind k, Size a, Size b, long long v = 0) {
   return n;
 }
 
-long long floorDiv(long long a, long long b) {
+long long checkedFloorDiv(long long a, long long b) {
   if (b == 0 || (b == -1 && a == LLONG_MIN)) overflow();
-  long long q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+  return floorDiv(a, b);
 }
 
 int precedence(SizeNode::Kind k) {
@@ -55,6 +53,11 @@ int precedence(SizeNode::Kind k) {
 }
 
 }  // namespace
+
+long long floorDiv(long long a, long long b) {
+  long long q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 
 Size sizeConst(long long v) {
   auto n = std::make_shared<SizeNode>();
@@ -108,7 +111,7 @@ Size sizeMul(Size a, Size b) {
 Size sizeDiv(Size a, long long d) {
   long long x;
   if (d == 1) return a;
-  if (isConst(a, &x)) return sizeConst(floorDiv(x, d));
+  if (isConst(a, &x)) return sizeConst(checkedFloorDiv(x, d));
   return make(SizeNode::Div, a, sizeConst(d));
 }
 
@@ -141,7 +144,7 @@ long long evalSize(const Size& s, const std::vector<long long>& params) {
     case SizeNode::Add: return add(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Sub: return sub(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Mul: return mul(evalSize(s->lhs, params), evalSize(s->rhs, params));
-    case SizeNode::Div: return floorDiv(evalSize(s->lhs, params), evalSize(s->rhs, params));
+    case SizeNode::Div: return checkedFloorDiv(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Max: return std::max(evalSize(s->lhs, params), evalSize(s->rhs, params));
     case SizeNode::Min: return std::min(evalSize(s->lhs, params), evalSize(s->rhs, params));
   }

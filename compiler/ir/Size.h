@@ -29,6 +29,9 @@ Size sizeDiv(Size a, long long divisor);
 Size sizeMax(Size a, Size b);
 Size sizeMin(Size a, Size b);
 
+// a / b rounded toward negative infinity (b != 0, and not LLONG_MIN / -1).
+long long floorDiv(long long a, long long b);
+
 bool isConst(const Size& s, long long* value = nullptr);
 long long evalSize(const Size& s, const std::vector<long long>& params);
 // Prints with parameter names, fully parenthesised where needed: "M - 2", "(N + 1) / 2".

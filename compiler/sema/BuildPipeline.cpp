@@ -605,7 +605,7 @@ class PipelineBuilder {
       for (size_t d = 0; d < extent.size(); ++d) {
         long long s = use.scale[d];
         long long neg = std::min(0, use.minOffset[d]), pos = std::max(0, use.maxOffset[d]);
-        shrinkLo[d] = std::max(shrinkLo[d], -floorDiv(neg, s));
+        shrinkLo[d] = std::max(shrinkLo[d], -ir::floorDiv(neg, s));
         shrinkHi[d] = std::max(shrinkHi[d], ceilDiv(pos, s));
       }
     }
@@ -623,11 +623,7 @@ class PipelineBuilder {
     return addStage(std::move(out));
   }
 
-  static long long floorDiv(long long a, long long b) {
-    long long q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-  }
-  static long long ceilDiv(long long a, long long b) { return -floorDiv(-a, b); }
+  static long long ceilDiv(long long a, long long b) { return -ir::floorDiv(-a, b); }
 
   // The extents as the stencil reads its parameters (down-sampled reads
   // divide them), named by image and parameter.
@@ -775,7 +771,7 @@ class PipelineBuilder {
     // Forma computes q in [max(0, -floor(a/s)), n/s - 1 - max(0, floor(a/s))].
     ir::Piece& pc = p_.stages[static_cast<size_t>(id)].pieces[0];
     for (size_t d = 0; d < axes.size(); ++d) {
-      long long f = floorDiv(axes[d].offset, axes[d].scale);
+      long long f = ir::floorDiv(axes[d].offset, axes[d].scale);
       pc.validLo[d] = ir::sizeConst(std::max(0LL, -f));
       pc.validHi[d] = ir::sizeSub(extent[d], ir::sizeConst(1 + std::max(0LL, f)));
     }
