@@ -294,6 +294,30 @@ vector#2 float img[M,N];
 s = w5(img:mirror);
 return dx(s:mirror);
 )", {{13, 17}, {150, 1100}, {200, 700}, {97, 258}}));
+  // Repeated subexpressions become lets (codegen/CommonSubexpressions.h):
+  // canny's repeated tests under nested ?:, a product of reads, and an integer
+  // division guarded against a zero divisor, which must stay under its guard
+  // (d is 0 at a quarter of the points; evaluated there, it would trap).
+  out.push_back(make("common_subexpressions", R"(stencil pick(vector#2 float X, vector#2 float Y) {
+  ax = fabs(X);
+  ay = fabs(Y);
+  a = (ay <= 0.41421f * ax ? Y@[0,-1] : (ax <= 0.41421f * ay ? Y@[-1,0] : (X * Y > 0 ? Y@[-1,-1] : Y@[-1,1])));
+  b = (ay <= 0.41421f * ax ? Y@[0,1] : (ax <= 0.41421f * ay ? Y@[1,0] : (X * Y > 0 ? Y@[1,1] : Y@[1,-1])));
+  return (Y > a ? (Y >= b ? Y : 0.0f) : 0.0f) + (X@[1,1] - X) * (X@[1,1] - X);
+}
+stencil guard(vector#2 int8 Z) {
+  d = Z@[0,1] % 4;
+  return (d != 0 ? Z / d : 0) + (d != 0 ? Z / d : 7) + (Z@[1,0] - Z) / 3 * ((Z@[1,0] - Z) / 3);
+}
+stencil both(vector#2 float P, vector#2 int G) { return P@[1,0] + G@[0,-1] - P * G; }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 float other[M,N];
+vector#2 int8 bytes[M,N];
+p = pick(img:mirror, other:mirror);
+g = guard(bytes:clamped);
+return both(p:mirror, g:clamped), g;
+)", {{13, 17}, {2, 3}, {150, 1100}, {129, 512}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }
