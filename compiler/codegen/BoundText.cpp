@@ -17,36 +17,46 @@ bool parseInteger(const std::string& s, long long* v) {
   return true;
 }
 
-// "(n) - 1", "(n) - 1 - a" or "(n) - 1 + a" (LoopNest's upper bounds) as n and
-// the constant added to n.
-bool parseExtentBound(const std::string& text, std::string* n, long long* add) {
-  std::string s = text;
-  size_t space = s.find(' ');  // "M - 1": a parameter's last index
-  if (space != std::string::npos && space > 0 && s[0] != '(' &&
-      std::all_of(s.begin(), s.begin() + static_cast<long>(space), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
-    s = "(" + s.substr(0, space) + ")" + s.substr(space);
-  if (s.empty() || s[0] != '(') return false;
-  int depth = 0;
-  size_t close = 0;
-  for (size_t i = 0; i < s.size() && !close; ++i) {
-    if (s[i] == '(') ++depth;
-    if (s[i] == ')' && --depth == 0) close = i;
+// "(n) - 1 - a", "(n) - 3", "M - 1", "M" (LoopNest's upper bounds, foldUpper's
+// and shiftBound's results) as n and the constant added to n.
+bool parseShiftedExtent(const std::string& text, std::string* n, long long* add) {
+  size_t end = 0;
+  if (!text.empty() && text[0] == '(') {
+    int depth = 0;
+    for (size_t i = 0; i < text.size() && !end; ++i) {
+      if (text[i] == '(') ++depth;
+      if (text[i] == ')' && --depth == 0) end = i + 1;
+    }
+  } else {
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    if (end == 0 || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
   }
-  if (!close || s.compare(close, 5, ") - 1") != 0) return false;
-  *n = s.substr(0, close + 1);
-  std::string rest = s.substr(close + 5);
+  if (!end) return false;
   long long k = 0;
-  if (!rest.empty()) {
-    if (rest.size() < 4 || (rest.compare(0, 3, " - ") != 0 && rest.compare(0, 3, " + ") != 0) ||
-        !parseInteger(rest.substr(3), &k))
-      return false;
-    if (rest[1] == '-') k = -k;
+  for (size_t i = end; i < text.size();) {
+    if (text.size() - i < 4 || (text.compare(i, 3, " - ") != 0 && text.compare(i, 3, " + ") != 0)) return false;
+    size_t j = i + 3;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    long long v;
+    if (!parseInteger(text.substr(i + 3, j - i - 3), &v)) return false;
+    k += text[i + 1] == '-' ? -v : v;
+    i = j;
   }
-  *add = k - 1;
+  *n = text[0] == '(' ? text.substr(0, end) : "(" + text.substr(0, end) + ")";
+  *add = k;
   return true;
 }
 
 }  // namespace
+
+std::string shiftBound(const std::string& text, long long k) {
+  long long v;
+  if (parseInteger(text, &v)) return std::to_string(v + k);
+  std::string n;
+  long long add;
+  if (parseShiftedExtent(text, &n, &add)) return plusConstant(n + " - 1", add + 1 + k);
+  return plusConstant(text, k);
+}
 
 std::string plusConstant(const std::string& n, long long k) {
   return k == 0 ? n : n + (k < 0 ? " - " + std::to_string(-k) : " + " + std::to_string(k));
@@ -82,7 +92,7 @@ std::string foldUpper(const std::string& first, const std::vector<std::string>& 
   for (const auto& b : all) {
     std::string n;
     long long k;
-    if (parseExtentBound(b, &n, &k)) {
+    if (parseShiftedExtent(b, &n, &k)) {
       if (!least.count(n)) extents.push_back(n), least[n] = k;
       least[n] = std::min(least[n], k);
     } else if (std::find(rest.begin(), rest.end(), b) == rest.end()) {

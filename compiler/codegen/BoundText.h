@@ -10,6 +10,10 @@ namespace formac::codegen {
 
 // "n", "n + k" or "n - k".
 std::string plusConstant(const std::string& n, long long k);
+// The bound `text` + k, in a form foldLower / foldUpper fold: an integer
+// stays an integer, "(n) - 1 - a" (or "(n) - 3", "M - 1 + a") becomes
+// "(n) - 1 - b"; other text gets " + k".
+std::string shiftBound(const std::string& text, long long k);
 // max(first, bounds...) with the integer bounds folded into one.
 std::string foldLower(const std::string& first, const std::vector<std::string>& bounds);
 // min(first, bounds...) with the bounds on one extent folded into one.

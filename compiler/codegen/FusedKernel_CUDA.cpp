@@ -362,31 +362,45 @@ class FusedWriter {
     return t;
   }
 
-  // Per stage: where it is computed (lo..hi) and where its boundary-mode
-  // reads need no check (fast_lo..fast_hi), folded where constant.
+  // A stage's boxes along d as C text, folded where constant: where it is
+  // computed (lo..hi), where its boundary-mode reads need no check
+  // (flo..fhi), and where its check-free code is exact (ulo..uhi: inside
+  // its boxes, reading inlined members inside theirs).
+  struct BoxText {
+    std::string lo, hi, flo, fhi, ulo, uhi;
+  };
+  BoxText boxText(int id, size_t d) const {
+    LoopNestOptions o = options(id, false);
+    BoxText b;
+    b.lo = foldLower(pieceFirstIndex(o, d), {});
+    b.hi = foldUpper(pieceLastIndex(o, d), {});
+    b.flo = hasModes(id) ? foldLower(b.lo, fastLowerBounds(o, d)) : b.lo;
+    b.fhi = hasModes(id) ? foldUpper(b.hi, fastUpperBounds(o, d)) : b.hi;
+    std::vector<std::string> lows, highs;
+    for (const auto& [x, range] : inlinedReads(id, d)) {
+      BoxText bx = boxText(x, d);
+      lows.push_back(shiftBound(bx.ulo, -range.first));
+      highs.push_back(shiftBound(bx.uhi, -range.second));
+    }
+    b.ulo = foldLower(b.flo, lows);
+    b.uhi = foldUpper(b.fhi, highs);
+    return b;
+  }
   std::string boxes() const {
     std::string t = "  /* Where each stage is computed, and where its reads need no boundary check. */\n";
-    for (int id : ids_) {
-      LoopNestOptions lo = options(id, false);
-      bool fast = hasModes(id);
+    for (int id : ids_)
       for (size_t d = 0; d < 2; ++d) {
-        std::string first = foldLower(pieceFirstIndex(lo, d), {});
-        std::string last = foldUpper(pieceLastIndex(lo, d), {});
-        t += "  const I " + box(id, "lo", d) + " = (I)(" + first + "), " + box(id, "hi", d) + " = (I)(" + last + ");\n";
-        if (fast)
-          t += "  const I " + box(id, "flo", d) + " = (I)(" + foldLower(first, fastLowerBounds(lo, d)) + "), " +
-               box(id, "fhi", d) + " = (I)(" + foldUpper(last, fastUpperBounds(lo, d)) + ");\n";
+        BoxText b = boxText(id, d);
+        t += "  const I " + box(id, "lo", d) + " = (I)(" + b.lo + "), " + box(id, "hi", d) + " = (I)(" + b.hi + ");\n";
+        if (hasModes(id))
+          t += "  const I " + box(id, "flo", d) + " = (I)(" + b.flo + "), " + box(id, "fhi", d) + " = (I)(" + b.fhi +
+               ");\n";
       }
-    }
     t += "  /* Where each stage's check-free code is exact: inside its boxes, reading inlined members inside theirs. */\n";
     for (int id : ids_)
       for (size_t d = 0; d < 2; ++d) {
-        std::string lo = box(id, hasModes(id) ? "flo" : "lo", d), hi = box(id, hasModes(id) ? "fhi" : "hi", d);
-        for (const auto& [x, range] : inlinedReads(id, d)) {
-          lo = "formac_maxll(" + lo + ", " + plusConstant(box(x, "ulo", d), -range.first) + ")";
-          hi = "formac_minll(" + hi + ", " + plusConstant(box(x, "uhi", d), -range.second) + ")";
-        }
-        t += "  const I " + box(id, "ulo", d) + " = (I)(" + lo + "), " + box(id, "uhi", d) + " = (I)(" + hi + ");\n";
+        BoxText b = boxText(id, d);
+        t += "  const I " + box(id, "ulo", d) + " = (I)(" + b.ulo + "), " + box(id, "uhi", d) + " = (I)(" + b.uhi + ");\n";
       }
     return t;
   }
@@ -417,15 +431,22 @@ class FusedWriter {
   // Interior blocks: every stage's region inside its exact box, so no point
   // is tested.
   std::string interiorFlag() const {
+    // (t - h) >= ulo and (t - h) + n - 1 <= uhi for every stage's region
+    // (its first row or column t - h, n of them), folded into one least and
+    // one greatest t per dimension.
     std::string t = "  /* Interior block: every region lies inside its stage's exact box; no point needs a test. */\n"
                     "  const bool formac_interior =";
-    bool first = true;
-    for (int id : ids_) {
-      std::string rlo = r0(id), rhi = r0(id) + " + " + std::to_string(H(id) - 1);
-      std::string clo = c0(id), chi = c0(id) + " + " + std::to_string(W(id) - 1);
-      t += std::string(first ? "" : " &&") + "\n      " + rlo + " >= " + box(id, "ulo", 0) + " && " + rhi + " <= " +
-           box(id, "uhi", 0) + " && " + clo + " >= " + box(id, "ulo", 1) + " && " + chi + " <= " + box(id, "uhi", 1);
-      first = false;
+    for (size_t d = 0; d < 2; ++d) {
+      std::vector<std::string> lows, highs;
+      for (int id : ids_) {
+        BoxText b = boxText(id, d);
+        int h = halo(id, d, false), n = d ? W(id) : H(id);
+        lows.push_back(shiftBound(b.ulo, h));
+        highs.push_back(shiftBound(b.uhi, h - (n - 1)));
+      }
+      std::string q = d ? "t1" : "t0";
+      t += std::string(d ? " &&" : "") + "\n      " + q + " >= (I)(" + foldLower(lows[0], lows) + ") && " + q +
+           " <= (I)(" + foldUpper(highs[0], highs) + ")";
     }
     return t + ";\n";
   }

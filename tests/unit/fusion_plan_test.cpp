@@ -112,6 +112,23 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
   EXPECT_EQ(ks.source.find("formac_in_img"), std::string::npos);
 }
 
+// A block is interior when its tile's row and column lie in one folded range
+// per dimension: canny's largest region (smooth, 36 x 68 from t - 2) must lie
+// in its exact box [2, M - 3] x [2, N - 3]; harris's gradients (34 x 66 from
+// t - 1) in [1, M - 2], as must the products and windows inlined into its sink.
+TEST(FusionPlan, CudaInteriorTestIsFoldedPerDimension) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
+  EXPECT_NE(canny.find("const bool formac_interior =\n      t0 >= (I)(4) && t0 <= (I)((M) - 36) &&\n"
+                       "      t1 >= (I)(4) && t1 <= (I)((N) - 68);"),
+            std::string::npos);
+  std::string harris = codegen::generateCudaKernels(compile(example("harris")), o).source;
+  EXPECT_NE(harris.find("const bool formac_interior =\n      t0 >= (I)(2) && t0 <= (I)((M) - 34) &&\n"
+                        "      t1 >= (I)(2) && t1 <= (I)((N) - 66);"),
+            std::string::npos);
+}
+
 // Light groups are computed in one pass (memory-bound), heavy ones swept.
 TEST(FusionPlan, OnePassForLightGroupsOnly) {
   ir::Pipeline blur = compile(example("blur"));
