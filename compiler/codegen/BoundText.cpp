@@ -47,6 +47,11 @@ bool parseShiftedExtent(const std::string& text, std::string* n, long long* add)
   return true;
 }
 
+// "n", "n + k" or "n - k".
+std::string plusConstant(const std::string& n, long long k) {
+  return k == 0 ? n : n + (k < 0 ? " - " + std::to_string(-k) : " + " + std::to_string(k));
+}
+
 }  // namespace
 
 std::string shiftBound(const std::string& text, long long k) {
@@ -58,9 +63,6 @@ std::string shiftBound(const std::string& text, long long k) {
   return plusConstant(text, k);
 }
 
-std::string plusConstant(const std::string& n, long long k) {
-  return k == 0 ? n : n + (k < 0 ? " - " + std::to_string(-k) : " + " + std::to_string(k));
-}
 
 // max(first, bounds...) with the integer bounds folded into one.
 std::string foldLower(const std::string& first, const std::vector<std::string>& bounds) {

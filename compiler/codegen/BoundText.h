@@ -8,8 +8,6 @@
 
 namespace formac::codegen {
 
-// "n", "n + k" or "n - k".
-std::string plusConstant(const std::string& n, long long k);
 // The bound `text` + k, in a form foldLower / foldUpper fold: an integer
 // stays an integer, "(n) - 1 - a" (or "(n) - 3", "M - 1 + a") becomes
 // "(n) - 1 - b"; other text gets " + k".

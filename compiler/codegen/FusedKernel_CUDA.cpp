@@ -244,6 +244,8 @@ class FusedWriter {
       : r_(r), p_(*r.pipeline), n_(*r.names), g_(*r.group), L_(p_, g_) {
     ids_ = memberIds();
     ids_.push_back(g_.sink);
+    for (int id : ids_)
+      for (size_t d = 0; d < 2; ++d) placeBoxText(id, d);
   }
 
   std::string run() {
@@ -369,7 +371,11 @@ class FusedWriter {
   struct BoxText {
     std::string lo, hi, flo, fhi, ulo, uhi;
   };
-  BoxText boxText(int id, size_t d) const {
+  const BoxText& boxText(int id, size_t d) const { return boxTexts_.at({id, d}); }
+  // Computes boxText(id, d) once (the boxes, the interior test and the
+  // members that inline `id` use it), after those of the members it inlines.
+  void placeBoxText(int id, size_t d) {
+    if (boxTexts_.count({id, d})) return;
     LoopNestOptions o = options(id, false);
     BoxText b;
     b.lo = foldLower(pieceFirstIndex(o, d), {});
@@ -378,19 +384,19 @@ class FusedWriter {
     b.fhi = hasModes(id) ? foldUpper(b.hi, fastUpperBounds(o, d)) : b.hi;
     std::vector<std::string> lows, highs;
     for (const auto& [x, range] : inlinedReads(id, d)) {
-      BoxText bx = boxText(x, d);
-      lows.push_back(shiftBound(bx.ulo, -range.first));
-      highs.push_back(shiftBound(bx.uhi, -range.second));
+      placeBoxText(x, d);
+      lows.push_back(shiftBound(boxText(x, d).ulo, -range.first));
+      highs.push_back(shiftBound(boxText(x, d).uhi, -range.second));
     }
     b.ulo = foldLower(b.flo, lows);
     b.uhi = foldUpper(b.fhi, highs);
-    return b;
+    boxTexts_[{id, d}] = b;
   }
   std::string boxes() const {
     std::string t = "  /* Where each stage is computed, and where its reads need no boundary check. */\n";
     for (int id : ids_)
       for (size_t d = 0; d < 2; ++d) {
-        BoxText b = boxText(id, d);
+        const BoxText& b = boxText(id, d);
         t += "  const I " + box(id, "lo", d) + " = (I)(" + b.lo + "), " + box(id, "hi", d) + " = (I)(" + b.hi + ");\n";
         if (hasModes(id))
           t += "  const I " + box(id, "flo", d) + " = (I)(" + b.flo + "), " + box(id, "fhi", d) + " = (I)(" + b.fhi +
@@ -399,7 +405,7 @@ class FusedWriter {
     t += "  /* Where each stage's check-free code is exact: inside its boxes, reading inlined members inside theirs. */\n";
     for (int id : ids_)
       for (size_t d = 0; d < 2; ++d) {
-        BoxText b = boxText(id, d);
+        const BoxText& b = boxText(id, d);
         t += "  const I " + box(id, "ulo", d) + " = (I)(" + b.ulo + "), " + box(id, "uhi", d) + " = (I)(" + b.uhi + ");\n";
       }
     return t;
@@ -439,14 +445,15 @@ class FusedWriter {
     for (size_t d = 0; d < 2; ++d) {
       std::vector<std::string> lows, highs;
       for (int id : ids_) {
-        BoxText b = boxText(id, d);
+        const BoxText& b = boxText(id, d);
         int h = halo(id, d, false), n = d ? W(id) : H(id);
         lows.push_back(shiftBound(b.ulo, h));
         highs.push_back(shiftBound(b.uhi, h - (n - 1)));
       }
       std::string q = d ? "t1" : "t0";
-      t += std::string(d ? " &&" : "") + "\n      " + q + " >= (I)(" + foldLower(lows[0], lows) + ") && " + q +
-           " <= (I)(" + foldUpper(highs[0], highs) + ")";
+      t += std::string(d ? " &&" : "") + "\n      " + q + " >= (I)(" +
+           foldLower(lows.front(), {lows.begin() + 1, lows.end()}) + ") && " + q + " <= (I)(" +
+           foldUpper(highs.front(), {highs.begin() + 1, highs.end()}) + ")";
     }
     return t + ";\n";
   }
@@ -856,6 +863,7 @@ class FusedWriter {
   const passes::FusionGroup& g_;
   const GroupLayout L_;
   std::vector<int> ids_;  // members, then the sink
+  std::map<std::pair<int, size_t>, BoxText> boxTexts_;  // per stage and dimension
   // The staged inputs that reads go to, while the staged sweep is written.
   mutable std::vector<const Staged*> staged_;
 };
