@@ -117,7 +117,7 @@ class CudaGen {
 
   std::string deviceHelpers() const {
     return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant() +
-           "\n" + asyncCopyHelpers();
+           integerPowers() + "\n" + asyncCopyHelpers();
   }
   std::string kernels() {
     std::string t;

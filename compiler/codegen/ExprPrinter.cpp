@@ -35,7 +35,9 @@ std::string mathCall(const Expr& e, const std::vector<std::string>& a, bool cuda
     case MathFn::Floor: return libm("floor");
     case MathFn::Ceil: return libm("ceil");
     case MathFn::Round: return libm("round");
-    case MathFn::Pow: return std::string(f ? "powf(" : "pow(") + a[0] + ", " + a[1] + ")";
+    case MathFn::Pow:
+      if (cuda) return std::string(f ? "formac_pow_f(" : "formac_pow_d(") + a[0] + ", " + a[1] + ")";
+      return std::string(f ? "powf(" : "pow(") + a[0] + ", " + a[1] + ")";
     case MathFn::Atan2: return std::string(f ? "atan2f(" : "atan2(") + a[0] + ", " + a[1] + ")";
     case MathFn::Fabs:
     case MathFn::Abs:
@@ -463,6 +465,25 @@ std::string divisionByOddConstant() {
          "  const float q = __fmul_rn(x, r);\n"
          "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
          "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
+         "}\n\n";
+}
+
+std::string integerPowers() {
+  // CUDA's pow is within 2 ulp and powf within 4 (CUDA Math API); glibc's,
+  // which the evaluator and the C backend call, within 1, so it returns a
+  // representable result exactly and CUDA's may miss it: pow(86, 1) gave
+  // 85.99999999999999, and a conversion to int 85. An integer to a power that
+  // is a non-negative integer is an integer, and below 2^50 (2^20 in float) an
+  // error of 4 ulp is under 1/4, so rounding to the nearest integer gives it.
+  return "/* x ^ y: an integer to a non-negative integer power is that integer exactly,\n"
+         "   as the evaluator's pow gives it (CUDA's pow may miss it by an ulp). */\n"
+         "static __device__ __forceinline__ double formac_pow_d(double x, double y) {\n"
+         "  const double r = pow(x, y);\n"
+         "  return (x == trunc(x) && y == trunc(y) && y >= 0.0 && fabs(r) < 1125899906842624.0) ? rint(r) : r;\n"
+         "}\n"
+         "static __device__ __forceinline__ float formac_pow_f(float x, float y) {\n"
+         "  const float r = powf(x, y);\n"
+         "  return (x == truncf(x) && y == truncf(y) && y >= 0.0f && fabsf(r) < 1048576.0f) ? rintf(r) : r;\n"
          "}\n\n";
 }
 

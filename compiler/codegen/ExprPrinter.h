@@ -46,6 +46,8 @@ std::string helperPrelude(const std::string& qualifier, bool cuda);
 // CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
 // to __fdiv_rn in three roundings.
 std::string divisionByOddConstant();
+// formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
+std::string integerPowers();
 // Struct definitions, each guarded so a header and a .c may both carry them;
 // for CUDA also a formac_make_NAME constructor per struct.
 std::string structDefinitions(const ir::Pipeline& p, bool cuda);

@@ -1,7 +1,7 @@
 // e2e_gpu_bundle: the e2e matrix, exported for the CUDA backend.
 //
 //   e2e_gpu_bundle DIR [--only NAME,NAME...] [--runs N] [--max-points N]
-//                      [--per-batch N] [--with-c]
+//                      [--per-batch N] [--with-c] [--programs FILE.idsl...]
 //
 // Writes into DIR (new or empty) every program of the C suites (Matrix,
 // Compat and the fp-contraction programs) with the same sizes and the same
@@ -23,7 +23,11 @@
 // of each, --per-batch sets the programs per batch (6), --with-c adds
 // generateC's code as src/pID_fused.c and src/pID_unfused.c (for
 // run_e2e_gpu.sh --c-backend: the bundle checked without a GPU).
+// --programs takes the programs from the files named after it instead of the
+// matrix, each run at the sizes of its first line's `sizes=13x17,1x1` (what
+// tools/progfuzz/gen.py writes; tools/progfuzz/gpu_bundle.sh uses it).
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -54,6 +58,7 @@ struct Options {
   size_t perBatch = 6;
   size_t maxPoints = 150000;  // runs with a larger image are left out
   bool withC = false;
+  std::vector<fs::path> programs;  // --programs: these files, not the matrix
 };
 
 const char* const kVariants[] = {"fused", "unfused"};
@@ -311,11 +316,40 @@ const char* kManifestHeader =
 #   2^-21 * max(|want|, 1), f64 within 2^-18 * max(|want|, 1)
 )";
 
+// A program file of --programs: its text, named after its stem, at the sizes
+// its first line gives (`sizes=13x17,1x1`: a value of each parameter; `sizes=`
+// for a program without parameters, run once).
+ProgramCase programFromFile(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  ProgramCase c{file.stem().string(), text.str(), {}};
+  for (char& ch : c.name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  std::smatch m;
+  const std::string first = c.source.substr(0, c.source.find('\n'));
+  if (!std::regex_search(first, m, std::regex("sizes=([0-9x,]*)")))
+    throw std::runtime_error(file.string() + ": its first line names no sizes=");
+  std::istringstream sizes(m[1].str());
+  for (std::string run; std::getline(sizes, run, ',');) {
+    c.runs.emplace_back();
+    std::istringstream dims(run);
+    for (std::string d; std::getline(dims, d, 'x');) c.runs.back().push_back(std::stoll(d));
+  }
+  return c;
+}
+
 int exportBundle(const Options& o) {
-  std::vector<ProgramCase> cases = matrixCases();
-  for (auto& c : specialValueCases()) cases.push_back(std::move(c));
-  for (auto& c : contractionCases()) cases.push_back(std::move(c));
-  for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
+  std::vector<ProgramCase> cases;
+  if (o.programs.empty()) {
+    cases = matrixCases();
+    for (auto& c : specialValueCases()) cases.push_back(std::move(c));
+    for (auto& c : contractionCases()) cases.push_back(std::move(c));
+    for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
+  } else {
+    for (const auto& f : o.programs) cases.push_back(programFromFile(f));
+  }
   if (!o.only.empty()) {
     std::vector<ProgramCase> kept;
     for (auto& c : cases)
@@ -388,7 +422,7 @@ int exportBundle(const Options& o) {
 
 int usage() {
   std::cerr << "usage: e2e_gpu_bundle DIR [--only NAME,NAME...] [--runs N] [--max-points N] [--per-batch N]\n"
-               "                      [--with-c]\n";
+               "                      [--with-c] [--programs FILE.idsl...]\n";
   return 2;
 }
 
@@ -412,6 +446,9 @@ int main(int argc, char** argv) {
       o.maxPoints = std::stoul(argv[++i]);
     } else if (a == "--per-batch" && hasValue) {
       o.perBatch = std::max(1ul, std::stoul(argv[++i]));
+    } else if (a == "--programs") {
+      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) o.programs.emplace_back(argv[++i]);
+      if (o.programs.empty()) return usage();
     } else if (a.rfind("--", 0) != 0 && o.dir.empty()) {
       o.dir = a;
     } else {

@@ -318,6 +318,21 @@ p = pick(img:mirror, other:mirror);
 g = guard(bytes:clamped);
 return both(p:mirror, g:clamped), g;
 )", {{13, 17}, {2, 3}, {150, 1100}, {129, 512}}));
+  // Integers to integer powers, converted to int: exact in the evaluator
+  // (glibc's pow is within 1 ulp), where CUDA's pow and powf (2 and 4 ulp)
+  // gave pow(86, 1) = 85.99999999999999 and so 85 (formac_pow_d).
+  out.push_back(make("integer_powers", R"(stencil ipow(vector#2 int8 B, vector#2 int16 S) {
+  e = B@[0,1] % 4;
+  return cast<int>(B ^ e) + cast<int>(S ^ 1) + cast<int>((S % 200) ^ 3) + cast<int>((B % 16) ^ (e + 2));
+}
+stencil fpow(vector#2 int8 B) {
+  return cast<int>(cast<float>(B % 64) ^ cast<float>(B@[1,0] % 4)) + cast<int>(cast<float>(B) ^ 2.0f);
+}
+parameter M, N;
+vector#2 int8 bytes[M,N];
+vector#2 int16 shorts[M,N];
+return ipow(bytes:mirror, shorts), fpow(bytes:clamped);
+)", {{13, 17}, {150, 1100}, {129, 512}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }
