@@ -135,7 +135,56 @@ ExprPtr replace(const ExprPtr& e, int id, int at, Numbering& num) {
   return c;
 }
 
+// Whether printRead prints this read's indices twice: a directly indexed read
+// with no mode or a constant one tests them for range, then reads with them.
+bool guardedIndexRead(const Expr& e) {
+  return e.kind == Expr::IndexRead &&
+         (e.mode == ir::BoundaryMode::None || e.mode == ir::BoundaryMode::Constant);
+}
+
 }  // namespace
+
+int bindReadIndices(ir::Body& b) {
+  std::vector<ir::Let> lets;
+  std::vector<int> moved;  // old let -> its place in `lets`
+  int added = 0;
+  std::function<ExprPtr(const ExprPtr&)> bind = [&](const ExprPtr& e) -> ExprPtr {
+    if (e->kind == Expr::Local) {
+      if (moved[static_cast<size_t>(e->local)] == e->local) return e;
+      auto l = std::make_shared<Expr>(*e);
+      l->local = moved[static_cast<size_t>(e->local)];
+      return l;
+    }
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (const auto& a : e->args) {
+      ExprPtr x = bind(a);
+      if (guardedIndexRead(*e) && !x->args.empty()) {
+        lets.push_back(ir::Let{"index", x->type, x});
+        ++added;
+        auto l = std::make_shared<Expr>();
+        l->kind = Expr::Local;
+        l->type = x->type;
+        l->local = static_cast<int>(lets.size()) - 1;
+        x = l;
+      }
+      changed = changed || x != a;
+      args.push_back(std::move(x));
+    }
+    if (!changed) return e;
+    auto c = std::make_shared<Expr>(*e);
+    c->args = std::move(args);
+    return c;
+  };
+  for (size_t i = 0; i < b.lets.size(); ++i) {
+    ExprPtr v = bind(b.lets[i].value);
+    moved.push_back(static_cast<int>(lets.size()));
+    lets.push_back(ir::Let{b.lets[i].name, b.lets[i].type, v});
+  }
+  b.result = bind(b.result);
+  b.lets = std::move(lets);
+  return added;
+}
 
 int hoistCommonSubexpressions(ir::Body& b) {
   int added = 0;

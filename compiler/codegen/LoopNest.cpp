@@ -242,6 +242,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
     preloads = hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return !branch && o.preload(e.producer); });
   for (auto& l : pc.body.lets) l.value = zeroOutside(o, l.value);
   pc.body.result = zeroOutside(o, pc.body.result);
+  bindReadIndices(pc.body);
   hoistCommonSubexpressions(pc.body);
   ExprContext ctx;
   ctx.pipeline = &p;

@@ -1,7 +1,8 @@
 // e2e_gpu_bundle: the e2e matrix, exported for the CUDA backend.
 //
 //   e2e_gpu_bundle DIR [--only NAME,NAME...] [--runs N] [--max-points N]
-//                      [--per-batch N] [--with-c] [--programs FILE.idsl...]
+//                      [--per-batch N] [--with-c] [--special-values]
+//                      [--programs FILE.idsl...]
 //
 // Writes into DIR (new or empty) every program of the C suites (Matrix,
 // Compat and the fp-contraction programs) with the same sizes and the same
@@ -25,7 +26,9 @@
 // run_e2e_gpu.sh --c-backend: the bundle checked without a GPU).
 // --programs takes the programs from the files named after it instead of the
 // matrix, each run at the sizes of its first line's `sizes=13x17,1x1` (what
-// tools/progfuzz/gen.py writes; tools/progfuzz/gpu_bundle.sh uses it).
+// tools/progfuzz/gen.py writes; tools/progfuzz/gpu_bundle.sh uses it);
+// --special-values gives them inputs with special values (NaN, infinities,
+// -0, subnormals, extremes; Values.h), as the matrix's *_special programs.
 #include <algorithm>
 #include <cctype>
 #include <atomic>
@@ -59,6 +62,7 @@ struct Options {
   size_t maxPoints = 150000;  // runs with a larger image are left out
   bool withC = false;
   std::vector<fs::path> programs;  // --programs: these files, not the matrix
+  bool specialValues = false;      // --special-values: for those programs
 };
 
 const char* const kVariants[] = {"fused", "unfused"};
@@ -348,7 +352,10 @@ int exportBundle(const Options& o) {
     for (auto& c : contractionCases()) cases.push_back(std::move(c));
     for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
   } else {
-    for (const auto& f : o.programs) cases.push_back(programFromFile(f));
+    for (const auto& f : o.programs) {
+      cases.push_back(programFromFile(f));
+      cases.back().specialValues = o.specialValues;
+    }
   }
   if (!o.only.empty()) {
     std::vector<ProgramCase> kept;
@@ -422,7 +429,7 @@ int exportBundle(const Options& o) {
 
 int usage() {
   std::cerr << "usage: e2e_gpu_bundle DIR [--only NAME,NAME...] [--runs N] [--max-points N] [--per-batch N]\n"
-               "                      [--with-c] [--programs FILE.idsl...]\n";
+               "                      [--with-c] [--special-values] [--programs FILE.idsl...]\n";
   return 2;
 }
 
@@ -437,6 +444,8 @@ int main(int argc, char** argv) {
     bool hasValue = i + 1 < argc;
     if (a == "--with-c") {
       o.withC = true;
+    } else if (a == "--special-values") {
+      o.specialValues = true;
     } else if (a == "--only" && hasValue) {
       std::istringstream names(argv[++i]);
       for (std::string n; std::getline(names, n, ',');) o.only.insert(n);

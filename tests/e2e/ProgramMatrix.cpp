@@ -333,6 +333,22 @@ vector#2 int8 bytes[M,N];
 vector#2 int16 shorts[M,N];
 return ipow(bytes:mirror, shorts), fpow(bytes:clamped);
 )", {{13, 17}, {150, 1100}, {129, 512}}));
+  // Reads indexed by reads, five deep, some under ?: and with constant(c):
+  // each compound index is a let (bindReadIndices), computed even where the
+  // ?: does not ask for it, with the evaluator's values.
+  out.push_back(make("nested_index_reads", R"(stencil f(vector#2 int8 B, vector#2 float X) {
+  i = B[B[B[cast<int>(X) % 5, 1] % 7, B@[0,1] % 3] % 9 - 2, 2];
+  j = X > 0 ? B[i % 4, B[i % 3 + 1, i] % 5] : B[cast<int>(X@[1,0] * 3), -1];
+  return X[j % 6, B[i % 5, j % 4] % 11 - 3] + i * j;
+}
+stencil g(vector#2 float X, vector#2 int8 B) {
+  return X[cast<int>(X[B % 4, B@[1,1] % 5 - 1]) % 3, 2] + X@[-1,0];
+}
+parameter M, N;
+vector#2 int8 bytes[M,N];
+vector#2 float img[M,N];
+return f(bytes, img:mirror), g(img:constant(0.5f), bytes:clamped);
+)", {{13, 17}, {2, 3}, {1, 1}, {40, 9}}));
   out.push_back(make("large_downsample_chain", R"(stencil dn(vector#2 double A) {
   return 0.25 * A@[(-1,2),(-1,2)] + 0.5 * A@[(0,2),(0,2)] + 0.25 * A@[(1,2),(1,2)];
 }

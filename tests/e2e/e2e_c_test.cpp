@@ -203,6 +203,8 @@ TEST(CBackendSanitized, IndexArithmetic) {
 // FORMAC_E2E_PROGRAM=file.idsl FORMAC_E2E_SIZES="129x513,13x17" runs that
 // program against the evaluator (for reducing a failure), fused and with
 // --no-fuse; skipped otherwise. tools/progfuzz drives it with random programs.
+// FORMAC_E2E_SPECIAL=1: inputs with special values (NaN, infinities, -0,
+// subnormals, extremes; Values.h), as the matrix's *_special programs.
 void runProgramFromEnvironment(bool fuse) {
   const char* file = getenv("FORMAC_E2E_PROGRAM");
   if (!file) GTEST_SKIP() << "FORMAC_E2E_PROGRAM is not set";
@@ -218,6 +220,7 @@ void runProgramFromEnvironment(bool fuse) {
     for (std::string d; std::getline(dims, d, 'x');) runs.back().push_back(std::stoll(d));
   }
   ProgramCase c{"adhoc", text.str(), runs};
+  c.specialValues = getenv("FORMAC_E2E_SPECIAL") != nullptr;
   RunnerOptions o = defaultRunnerOptions();
   o.fuse = fuse;
   std::vector<CaseOutcome> out = runCases({c}, o);

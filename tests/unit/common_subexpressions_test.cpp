@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "codegen/CodeGen_C.h"
+#include "codegen/CodeGen_CUDA.h"
 #include "codegen/CommonSubexpressions.h"
 #include "lex/Lexer.h"
 #include "parse/Parser.h"
@@ -13,15 +15,17 @@
 namespace formac {
 namespace {
 
+using codegen::bindReadIndices;
 using codegen::hoistCommonSubexpressions;
 
-// The body of the stage computed by the pipeline's last statement.
-ir::Body lastBody(const std::string& text) {
+ir::Pipeline pipelineOf(const std::string& text) {
   SourceFile file{"cse.idsl", text};
   Warnings warnings;
-  ir::Pipeline p = buildPipeline(parse(lex(file)), "k", warnings);
-  return p.stages.back().pieces.at(0).body;
+  return buildPipeline(parse(lex(file)), "k", warnings);
 }
+
+// The body of the stage computed by the pipeline's last statement.
+ir::Body lastBody(const std::string& text) { return pipelineOf(text).stages.back().pieces.at(0).body; }
 
 int count(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& f) {
   int n = f(e) ? 1 : 0;
@@ -106,6 +110,77 @@ return f(x);
 
 // Bodies of 20000 operations stay fast: tests/errors' long_sum_20k (through
 // formac, whose deep recursion needs its 1 GB stack).
+
+// W[cast<int>(W[cast<int>(W[...]) % 3, 1]) % 3, 1] nested `depth` deep.
+std::string nestedIndexReads(int depth) {
+  std::string e = "X";
+  for (int i = 0; i < depth; ++i) e = "W[cast<int>(" + e + ") % 3, 1]";
+  return "stencil f(vector#2 float X, vector#2 float W) {\n  return " + e +
+         " + X@[0,1];\n}\nparameter M, N;\nvector#2 float x[M,N];\nvector#2 float w[M,N];\nreturn f(x, w);\n";
+}
+
+TEST(BindReadIndices, EachCompoundIndexOfAGuardedReadBecomesALetInnermostFirst) {
+  ir::Body b = lastBody(nestedIndexReads(3));
+  ASSERT_TRUE(b.lets.empty());
+  EXPECT_EQ(bindReadIndices(b), 3);
+  ASSERT_EQ(b.lets.size(), 3u);
+  // Let k indexes the read of let k + 1: each let reads W at most once, at a
+  // Local that names an earlier let, and the result reads W once.
+  auto reads = [](const ir::Expr& e) { return e.kind == ir::Expr::IndexRead; };
+  EXPECT_EQ(count(*b.lets[0].value, reads), 0);
+  for (size_t k = 1; k < b.lets.size(); ++k) {
+    EXPECT_EQ(count(*b.lets[k].value, reads), 1);
+    EXPECT_EQ(count(*b.lets[k].value, [&](const ir::Expr& e) {
+                return e.kind == ir::Expr::Local && e.local == static_cast<int>(k) - 1;
+              }), 1);
+  }
+  EXPECT_EQ(count(*b.result, reads), 1);
+  // Constant indices (1) stay where they are; a second pass adds nothing.
+  EXPECT_EQ(bindReadIndices(b), 0);
+}
+
+TEST(BindReadIndices, ExistingLetsKeepTheirOrderAndTheirReaders) {
+  ir::Body b = lastBody(R"(stencil f(vector#2 float X, vector#2 int I) {
+  a = X@[0,1] + 1;
+  b = X[I + 1, I@[1,0] * 2] + a;
+  return b * a;
+}
+parameter M, N;
+vector#2 float x[M,N];
+vector#2 int i[M,N];
+return f(x, i);
+)");
+  ASSERT_EQ(b.lets.size(), 2u);
+  EXPECT_EQ(bindReadIndices(b), 2);
+  ASSERT_EQ(b.lets.size(), 4u);
+  EXPECT_EQ(b.lets[0].name, "a");
+  EXPECT_EQ(b.lets[1].name, "index");
+  EXPECT_EQ(b.lets[2].name, "index");
+  EXPECT_EQ(b.lets[3].name, "b");
+  // b reads a (now let 0) and the two indices; the result reads b and a.
+  auto local = [](int n) { return [n](const ir::Expr& e) { return e.kind == ir::Expr::Local && e.local == n; }; };
+  EXPECT_EQ(count(*b.lets[3].value, local(0)), 1);
+  EXPECT_EQ(count(*b.lets[3].value, local(1)), 1);
+  EXPECT_EQ(count(*b.lets[3].value, local(2)), 1);
+  EXPECT_EQ(count(*b.result, local(3)), 1);
+  EXPECT_EQ(count(*b.result, local(0)), 1);
+}
+
+// Without the lets each level printed its index twice: 2^14 copies of X, over
+// 600 KB of C.
+TEST(BindReadIndices, NestedIndexedReadsGiveCodeLinearInTheirDepth) {
+  for (bool fuse : {true, false}) {
+    ir::Pipeline p = pipelineOf(nestedIndexReads(14));
+    codegen::COptions co;
+    co.kernelName = "k";
+    co.fuse = fuse;
+    EXPECT_LT(codegen::generateC(p, co).source.size(), 200000u) << (fuse ? "fused" : "unfused");
+    codegen::CudaOptions cu;
+    cu.kernelName = "k";
+    cu.fuse = fuse;
+    EXPECT_LT(codegen::generateCuda(p, cu).source.size(), 200000u) << (fuse ? "fused" : "unfused");
+  }
+}
 
 }  // namespace
 }  // namespace formac

@@ -2,7 +2,7 @@
 # tools/progfuzz/gpu_bundle.sh — random programs for the CUDA backend.
 #
 #   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile fusion] [--prefix P] [--with-c]
-#          [--max-points N]
+#          [--max-points N] [--special-values]
 #
 # Writes programs PREFIX<START> .. PREFIX<START+COUNT-1> of gen.py into
 # DIR/programs and an e2e GPU bundle of them into DIR/bundle
@@ -15,9 +15,11 @@
 # --with-c adds the C backend's code, so that `run_e2e_gpu.sh DIR/bundle
 # --c-backend` checks the bundle itself on a machine without a GPU;
 # --max-points N leaves out runs with a larger image (e2e_gpu_bundle's
-# default 150000; 25000 keeps a bundle of 500 programs small enough to carry).
+# default 150000; 25000 keeps a bundle of 500 programs small enough to carry);
+# --special-values gives the programs inputs with NaN, infinities, -0,
+# subnormals and extremes (about one element in eight).
 set -eu
-usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion] [--prefix P] [--with-c] [--max-points N]"
+usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion] [--prefix P] [--with-c] [--max-points N] [--special-values]"
 build=${1:?$usage}; dir=${2:?$usage}; start=${3:?$usage}; count=${4:?$usage}
 shift 4
 profile=mixed; prefix=""; extra=()
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
     --profile) profile=${2:?$usage}; shift 2 ;;
     --prefix) prefix=${2:?$usage}; shift 2 ;;
     --with-c) extra+=(--with-c); shift ;;
+    --special-values) extra+=(--special-values); shift ;;
     --max-points) extra+=(--max-points "${2:?$usage}"); shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac

@@ -105,11 +105,14 @@ def run_seed(seed, a):
             env['FORMAC_E2E_CC'] = a.cc
         if a.cflags:
             env['FORMAC_E2E_CFLAGS'] = a.cflags
+        if a.special_values:
+            env['FORMAC_E2E_SPECIAL'] = '1'
         cmd = [test, '--gtest_filter=*AdHoc*']
         rc, out = sh(cmd, a.timeout, env)
         cat = classify_adhoc(rc, out)
         log = out
-        replay = '%s%sFORMAC_E2E_PROGRAM=%s FORMAC_E2E_SIZES=%s %s %s' % (
+        replay = '%s%s%sFORMAC_E2E_PROGRAM=%s FORMAC_E2E_SIZES=%s %s %s' % (
+            'FORMAC_E2E_SPECIAL=1 ' if a.special_values else '',
             ('FORMAC_E2E_CC=%s ' % shlex.quote(a.cc)) if a.cc else '',
             ('FORMAC_E2E_CFLAGS=%s ' % shlex.quote(a.cflags)) if a.cflags else '', shlex.quote(prog), shlex.quote(sizes), shlex.quote(test), shlex.quote('--gtest_filter=*AdHoc*'))
     res['category'] = cat or 'ok'
@@ -151,6 +154,9 @@ def main():
     ap.add_argument('--cc', help='the C compiler the harness uses (FORMAC_E2E_CC), e.g. clang')
     ap.add_argument('--cflags', help='flags added to the harness\'s (FORMAC_E2E_CFLAGS), e.g. '
                     '"-fsanitize=address,undefined -fno-sanitize-recover=all"')
+    ap.add_argument('--special-values', action='store_true',
+                    help='about one input element in eight NaN, an infinity, -0, a subnormal or an '
+                    'extreme of its type (FORMAC_E2E_SPECIAL)')
     ap.add_argument('--no-run', action='store_true', help='only check that formac accepts the programs')
     ap.add_argument('--quiet', action='store_true')
     a = ap.parse_args()
