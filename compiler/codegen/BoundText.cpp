@@ -63,7 +63,6 @@ std::string shiftBound(const std::string& text, long long k) {
   return plusConstant(text, k);
 }
 
-
 // max(first, bounds...) with the integer bounds folded into one.
 std::string foldLower(const std::string& first, const std::vector<std::string>& bounds) {
   std::vector<std::string> all = {first};

@@ -112,16 +112,19 @@ std::map<int, Candidate> survey(const ir::Body& b, Numbering& num) {
   return found;
 }
 
+// A read of let `n`, of type `t`.
+ExprPtr makeLocal(const Type& t, int n) {
+  auto l = std::make_shared<Expr>();
+  l->kind = Expr::Local;
+  l->type = t;
+  l->local = n;
+  return l;
+}
+
 // `e` with Locals at or above `at` moved up by one and every subexpression
 // numbered `id` replaced by Local `at`.
 ExprPtr replace(const ExprPtr& e, int id, int at, Numbering& num) {
-  if (!e->args.empty() && num.number(*e) == id) {
-    auto l = std::make_shared<Expr>();
-    l->kind = Expr::Local;
-    l->type = e->type;
-    l->local = at;
-    return l;
-  }
+  if (!e->args.empty() && num.number(*e) == id) return makeLocal(e->type, at);
   bool changed = e->kind == Expr::Local && e->local >= at;
   std::vector<ExprPtr> args;
   for (const auto& a : e->args) {
@@ -162,11 +165,7 @@ int bindReadIndices(ir::Body& b) {
       if (guardedIndexRead(*e) && !x->args.empty()) {
         lets.push_back(ir::Let{"index", x->type, x});
         ++added;
-        auto l = std::make_shared<Expr>();
-        l->kind = Expr::Local;
-        l->type = x->type;
-        l->local = static_cast<int>(lets.size()) - 1;
-        x = l;
+        x = makeLocal(x->type, static_cast<int>(lets.size()) - 1);
       }
       changed = changed || x != a;
       args.push_back(std::move(x));

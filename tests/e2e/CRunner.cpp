@@ -225,6 +225,17 @@ int availableCpus() {
 
 }  // namespace
 
+std::vector<std::vector<long long>> parseRuns(const std::string& sizes) {
+  std::vector<std::vector<long long>> runs;
+  std::istringstream in(sizes);
+  for (std::string run; std::getline(in, run, ',');) {
+    runs.emplace_back();
+    std::istringstream dims(run);
+    for (std::string d; std::getline(dims, d, 'x');) runs.back().push_back(std::stoll(d));
+  }
+  return runs;
+}
+
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
   g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
   try {

@@ -78,6 +78,10 @@ struct PreparedProgram {
   int runsSkipped = 0;
 };
 
+// "13x17,1x1" (FORMAC_E2E_SIZES, progfuzz's sizes= line): a run per comma, a
+// parameter value per 'x'; "" gives no run (prepareProgram then runs once).
+std::vector<std::vector<long long>> parseRuns(const std::string& sizes);
+
 // Fills `out`; returns why the front end or the evaluator failed (empty when
 // they did not).
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& out);

@@ -30,8 +30,8 @@
 // --special-values gives them inputs with special values (NaN, infinities,
 // -0, subnormals, extremes; Values.h), as the matrix's *_special programs.
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -335,12 +335,7 @@ ProgramCase programFromFile(const fs::path& file) {
   const std::string first = c.source.substr(0, c.source.find('\n'));
   if (!std::regex_search(first, m, std::regex("sizes=([0-9x,]*)")))
     throw std::runtime_error(file.string() + ": its first line names no sizes=");
-  std::istringstream sizes(m[1].str());
-  for (std::string run; std::getline(sizes, run, ',');) {
-    c.runs.emplace_back();
-    std::istringstream dims(run);
-    for (std::string d; std::getline(dims, d, 'x');) c.runs.back().push_back(std::stoll(d));
-  }
+  c.runs = parseRuns(m[1].str());
   return c;
 }
 

@@ -212,14 +212,8 @@ void runProgramFromEnvironment(bool fuse) {
   ASSERT_TRUE(in) << "cannot read " << file;
   std::ostringstream text;
   text << in.rdbuf();
-  std::vector<std::vector<long long>> runs;
-  std::istringstream sizes(getenv("FORMAC_E2E_SIZES") ? getenv("FORMAC_E2E_SIZES") : "");
-  for (std::string run; std::getline(sizes, run, ',');) {
-    runs.emplace_back();
-    std::istringstream dims(run);
-    for (std::string d; std::getline(dims, d, 'x');) runs.back().push_back(std::stoll(d));
-  }
-  ProgramCase c{"adhoc", text.str(), runs};
+  const char* sizes = getenv("FORMAC_E2E_SIZES");
+  ProgramCase c{"adhoc", text.str(), parseRuns(sizes ? sizes : "")};
   c.specialValues = getenv("FORMAC_E2E_SPECIAL") != nullptr;
   RunnerOptions o = defaultRunnerOptions();
   o.fuse = fuse;
