@@ -159,6 +159,25 @@ bool oddIntegerDivisor(const Expr& e) {
   return m >= 3 && m < (1 << 21) && m == std::floor(m) && std::fmod(m, 2.0) == 1.0;
 }
 
+// `m` as c * x: c = +-2^k (0 <= k <= 20) and x a read the context bounds
+// (ExprContext::boundedRead), both of m's floating type. Then c * x is exact.
+const Expr* scaledBoundedRead(const Expr& m, const ExprContext& ctx, const Expr** c) {
+  if (!ctx.boundedRead || m.kind != Expr::Binary || m.binOp != BinOp::Mul || !isFloating(m.type.scalar)) return nullptr;
+  for (size_t i = 0; i < 2; ++i) {
+    const Expr& k = *m.args[i];
+    const Expr& x = *m.args[1 - i];
+    if (k.kind != Expr::Const || k.type.scalar != m.type.scalar || x.kind != Expr::ImageRead ||
+        x.type.scalar != m.type.scalar || !ctx.boundedRead(x))
+      continue;
+    int exp = 0;
+    double f = std::frexp(k.floatValue, &exp);  // |f| in [0.5, 1)
+    if (std::fabs(f) != 0.5 || exp - 1 < 0 || exp - 1 > 20) continue;
+    *c = &k;
+    return &x;
+  }
+  return nullptr;
+}
+
 std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
                    const ExprContext& ctx) {
   if (ctx.access) return ctx.access(e.producer, idx) + field;
@@ -299,6 +318,21 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
         return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
                ", " + arg(1) + ")";
+      if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
+        // s + c * x with c * x exact (scaledBoundedRead) rounds once either
+        // way: one fma. The right operand first: a running sum's new term.
+        for (size_t i : {size_t(1), size_t(0)}) {
+          const Expr* c = nullptr;
+          const Expr* x = scaledBoundedRead(*e.args[i], ctx, &c);
+          if (!x) continue;
+          Expr k = *c;
+          if (e.binOp == BinOp::Sub && i == 1) k.floatValue = -k.floatValue;  // s - c * x
+          std::string s = arg(1 - i);
+          if (e.binOp == BinOp::Sub && i == 0) s = "(-" + s + ")";  // c * x - s
+          return std::string(e.type.scalar == ScalarKind::Float ? "__fmaf_rn(" : "__fma_rn(") + cLiteral(k) + ", " +
+                 printCExpr(*x, ctx) + ", " + s + ")";
+        }
+      }
       if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Mul || e.binOp == BinOp::Div)) {
         bool f = e.type.scalar == ScalarKind::Float;
         // x / 2^k is exactly x * 2^-k (the same real value, so the same

@@ -33,6 +33,11 @@ struct ExprContext {
   // per-dimension indices, instead of indexing its global buffer. Fused
   // kernels use it to read on-chip tiles.
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // CUDA, check-free code: reads (ImageRead) whose value the caller has
+  // checked is below 2^100 in magnitude (2^1000 for double), e.g. every
+  // element of an input staged in shared memory. Then 2^k * x (0 <= k <= 20)
+  // is exact, and s + 2^k * x is one correctly rounded fma: the same value.
+  std::function<bool(const ir::Expr& read)> boundedRead;
 };
 
 std::string printCExpr(const ir::Expr& e, const ExprContext& ctx);

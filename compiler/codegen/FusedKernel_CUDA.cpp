@@ -331,6 +331,12 @@ class FusedWriter {
     lo.openmp = false;
     lo.cuda = true;
     lo.access = [this, checked](int pid, const std::vector<std::string>& idx) { return access(pid, idx, checked); };
+    if (bounded_)
+      lo.boundedRead = [this](const ir::Expr& e) {
+        for (const Staged* s : staged_)
+          if (s->input == e.producer) return true;
+        return false;
+      };
     return lo;
   }
   bool hasModes(int id) const { return needsBorderChecks(options(id, false)); }
@@ -814,7 +820,33 @@ class FusedWriter {
            ";\n      formac_copy16(" + stagedName(s->input) + " + r * " + std::to_string(s->size[1]) + " + c, " + n +
            " + ((" + origin(*s, 0) + " + r) * (" + cols + ") + (" + origin(*s, 1) + " + c)));\n    }\n";
     }
-    return t + "    formac_copy_wait();\n    __syncthreads();\n";
+    return t + "    formac_copy_wait();\n";
+  }
+  // Whether some staged value reaches 2^100 in magnitude (2^1000 for double;
+  // NaN does not count): each thread looks at the 16-byte pieces it copied
+  // (the copy is contiguous: piece i at 16 i bytes), one line a round of the
+  // copy loop so that nvcc need not know formac_tid < 256, and the block's
+  // barrier then ORs the answers.
+  std::string stagedWide(const std::vector<const Staged*>& staged) const {
+    std::string t = "    bool formac_wide = false;\n";
+    for (const Staged* s : staged) {
+      ScalarKind k = stage(s->input).type.scalar;
+      if (!isFloating(k)) continue;
+      bool f = k == ScalarKind::Float;
+      std::string mx = f ? "fmaxf" : "fmax";
+      t += "    {\n      const " + std::string(f ? "float4" : "double2") + "* v = reinterpret_cast<const " +
+           (f ? "float4" : "double2") + "*>(" + stagedName(s->input) + ") + formac_tid;\n      " +
+           (f ? "float" : "double") + " m = 0;\n";
+      const int pieces = s->size[0] * s->size[1] / s->vec;
+      for (int at = 0; at < pieces; at += kCudaThreads) {
+        std::string A = std::to_string(at);
+        t += std::string("      ") + (pieces - at < kCudaThreads ? "if (formac_tid < " + std::to_string(pieces - at) + ") " : "") +
+             "m = " + mx + "(m, formac_max_abs16(v[" + A + "]));\n";
+      }
+      t += "      formac_wide = formac_wide || !(m < " + std::string(f ? "1.26765060e30f" : "1.0715086071862673e301") +
+           ");\n    }\n";
+    }
+    return t;
   }
 
   std::string batchCode(size_t b) const {
@@ -836,8 +868,17 @@ class FusedWriter {
     std::string flag = "formac_staged" + std::to_string(b);
     t += "  const bool " + flag + " = " + stagedCondition(staged) + ";\n";
     staged_ = staged;
-    std::string first = "if (" + flag + ") {\n" + stagedCopies(staged) + sweepLoop(region, ids, store, false) + "  } else ";
+    std::string plain = sweepLoop(region, ids, store, false);
+    bounded_ = true;
+    std::string scaled = sweepLoop(region, ids, store, false);
+    bounded_ = false;
     staged_.clear();
+    std::string sweep = "    __syncthreads();\n" + plain;
+    if (scaled != plain)
+      sweep = "    /* Below 2^100, 2^k * x is exact: s + 2^k * x is then one fma (ExprContext::boundedRead). */\n" +
+              stagedWide(staged) + "    if (__syncthreads_or(formac_wide) == 0) {\n" + indentLines(scaled, "  ") +
+              "    } else {\n" + indentLines(plain, "  ") + "    }\n";
+    std::string first = "if (" + flag + ") {\n" + stagedCopies(staged) + sweep + "  } else ";
     return t + regionCode(region, ids, store, store, first);
   }
 
@@ -866,6 +907,8 @@ class FusedWriter {
   std::map<std::pair<int, size_t>, BoxText> boxTexts_;  // per stage and dimension
   // The staged inputs that reads go to, while the staged sweep is written.
   mutable std::vector<const Staged*> staged_;
+  // While the staged sweep is written for blocks whose staged values are bounded.
+  mutable bool bounded_ = false;
 };
 
 }  // namespace
@@ -891,7 +934,12 @@ std::string asyncCopyHelpers() {
          "#if __CUDA_ARCH__ >= 800\n"
          "  asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
          "#endif\n"
-         "}\n";
+         "}\n"
+         "/* The largest magnitude in 16 copied bytes (NaN ignored). */\n"
+         "static __device__ __forceinline__ float formac_max_abs16(const float4 v) {\n"
+         "  return fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));\n"
+         "}\n"
+         "static __device__ __forceinline__ double formac_max_abs16(const double2 v) { return fmax(fabs(v.x), fabs(v.y)); }\n";
 }
 
 std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {

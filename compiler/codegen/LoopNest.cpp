@@ -251,6 +251,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   ctx.checked = checked;
   ctx.cuda = o.cuda;
   ctx.access = o.access;
+  ctx.boundedRead = o.boundedRead;
   ctx.extent = [&](int id, int dim) {
     return "(" + sz(o, p.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(dim)]) + ")";
   };

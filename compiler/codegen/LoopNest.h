@@ -28,6 +28,8 @@ struct LoopNestOptions {
   bool cuda = false;
   // Reads of producers served from elsewhere (on-chip tiles); see ExprContext::access.
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // Reads whose magnitude the caller has bounded; see ExprContext::boundedRead.
+  std::function<bool(const ir::Expr& read)> boundedRead;
   // When set, the point's value is assigned to this variable instead of
   // being stored into the stage's buffer.
   std::string resultVariable;

@@ -283,6 +283,25 @@ a = dx(s:mirror);
 b = dy(s:clamped);
 return mix(a:mirror, b:extend);
 )", {{"%T%", T}}), {{13, 17}, {150, 1100}, {129, 512}, {70, 130}, {97, 258}}));
+  // Staged reads times a power of two, 2^0 to 2^20, added to or subtracted
+  // from a sum: one fma each in blocks whose staged window is below 2^100
+  // (ExprContext::boundedRead), the product and the sum elsewhere. With
+  // special values (-MAX next to MAX: MAX * 2 overflows where the fma would
+  // not) every such block takes the second form, as it must.
+  for (const char* T : {"float", "double"})
+    out.push_back(make(std::string("fused_scaled_taps_") + T, fill(R"(stencil taps(vector#2 %T% X) {
+  a = X@[-2,-2] + 2 * X@[-2,-1] - 4 * X@[-2,0] + X@[-2,1] * 8;
+  b = 2 * X@[-1,-2] - (X@[-1,-1] + 3 * X@[-1,0]) + 1048576 * X@[-1,1];
+  c = X@[0,-2] / 2 + 2097152 * X@[0,-1] - X * 16 + X@[0,1] * 1;
+  d = 4 * X@[1,-2] - X@[1,-1] + X@[1,0] * 2 + X@[1,1];
+  return a + b - c + d + (X@[2,-2] - 2 * X@[2,-1] + 6 * X@[2,0] - 1 * X@[2,1]);
+}
+stencil smooth(vector#2 %T% S) { return S@[0,-1] + 2 * S + S@[0,1]; }
+parameter M, N;
+vector#2 %T% img[M,N];
+t = taps(img:mirror);
+return smooth(t:clamped);
+)", {{"%T%", T}}), {{13, 17}, {150, 1100}, {129, 512}, {70, 132}, {97, 258}}));
   // The same window read at twice the scale: not staged (the copy holds
   // q + offset reads only).
   out.push_back(make("staged_window_scaled", R"(stencil w5(vector#2 float X) {

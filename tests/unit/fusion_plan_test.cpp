@@ -112,6 +112,59 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
   EXPECT_EQ(ks.source.find("formac_in_img"), std::string::npos);
 }
 
+// Staged reads times 2^k (0 <= k <= 20) added to or subtracted from a sum
+// become one fma each, in a second copy of the staged loop that blocks take
+// when no staged value reaches 2^100 (2^1000 for double): 2^k * x is then
+// exact, and s + 2^k * x rounds once either way. Other weights, int inputs and
+// tiles (not checked) keep the product and the sum.
+TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
+  EXPECT_NE(canny.find("if (formac_tid < 208) m = fmaxf(m, formac_max_abs16(v[512]));\n"
+                       "      formac_wide = formac_wide || !(m < 1.26765060e30f);\n    }\n"
+                       "    if (__syncthreads_or(formac_wide) == 0) {"),
+            std::string::npos);
+  // The Gaussian's 2s and 4s (11 of its 25 taps: the first term stays a
+  // product) in the bounded copy; the product and the sum in the other.
+  auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = canny.find(text); at != std::string::npos; at = canny.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("__fmaf_rn(2.0f, formac_in_img[") + count("__fmaf_rn(4.0f, formac_in_img["), 8u * 11u);
+  EXPECT_EQ(count("__fmul_rn(4.0f, formac_in_img["), 8u * 8u);  // the other copy: 8 points, 8 fours
+  EXPECT_NE(canny.find("+ __fmul_rn(4.0f, formac_in_img["), std::string::npos);
+  EXPECT_EQ(canny.find("__fmaf_rn(2.0f, tile_"), std::string::npos);
+
+  auto source = [&](const std::string& type, const std::string& body) {
+    std::string taps;
+    for (int i = -2; i <= 2; ++i)
+      for (int j = -2; j <= 1; ++j)
+        taps += (taps.empty() ? "" : " + ") + std::to_string(i + 4) + " * X@[" + std::to_string(i) + "," +
+                std::to_string(j) + "]";
+    return codegen::generateCudaKernels(
+               compileText("taps.idsl", "stencil w(vector#2 " + type + " X) { return " + taps + body +
+                                            "; }\nstencil d(vector#2 " + type + " S) { return S@[0,1] + S@[1,0] * 2; }\n"
+                                            "parameter M, N;\nvector#2 " + type + " img[M,N];\nreturn d(w(img:mirror):mirror);\n"),
+               o)
+        .source;
+  };
+  std::string f = source("float", " - 8 * X@[-2,-2] + 2 * X@[2,1] * (X + 1) - (X@[1,1] * 16 - X)");
+  // s - 8 x, s + 2 x (weight 2 = 2^1; 3, 5, 6 are not powers of two), 16 x - s
+  EXPECT_NE(f.find("__fmaf_rn((-8.0f), formac_in_img["), std::string::npos);
+  EXPECT_NE(f.find("__fmaf_rn(2.0f, formac_in_img["), std::string::npos);
+  EXPECT_NE(f.find("__fmaf_rn(16.0f, formac_in_img[(int)((q0 + 1) - "), std::string::npos);
+  EXPECT_EQ(f.find("__fmaf_rn(6.0f"), std::string::npos);
+  std::string d = source("double", "");
+  EXPECT_EQ(d.find("__fma_rn(4.0f"), std::string::npos);
+  EXPECT_NE(d.find("__fma_rn(4.0, formac_in_img["), std::string::npos);
+  EXPECT_NE(d.find("formac_wide = formac_wide || !(m < 1.0715086071862673e301);"), std::string::npos);
+  std::string i = source("int", "");
+  EXPECT_NE(i.find("formac_in_img"), std::string::npos);  // staged, but integer products stay
+  EXPECT_EQ(i.find("formac_wide"), std::string::npos);
+}
+
 // A block is interior when its tile's row and column lie in one folded range
 // per dimension: canny's largest region (smooth, 36 x 68 from t - 2) must lie
 // in its exact box [2, M - 3] x [2, N - 3]; harris's gradients (34 x 66 from
