@@ -132,6 +132,7 @@ class Gen:
     def __init__(self, seed, profile='mixed'):
         self.seed = seed
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
+        self.chains = profile in ('fusion', 'window')  # 'window': also 4x4 to 5x5 weighted windows
         self.r = random.Random(seed)
         self.lines = []     # statements
         self.defs = []      # StencilDef
@@ -355,6 +356,32 @@ class Gen:
             return ('%s ^ %s' % (self.paren(args[0][0]), self.paren(args[1][0])), t, t)
         return ('%s(%s)' % (fn, ', '.join(x[0] for x in args)), t, t)
 
+    def window(self, ctx, e):
+        """e plus or minus a weighted 4x4 to 5x5 window of one rank-2 image
+        parameter read at unit scale: CUDA stages such an input (16 offsets or
+        more), and its power-of-two weights become fmas (exact scaling)."""
+        ps = [p for p in ctx['params'] if p['kind'] == 'img' and not p['indexonly'] and p['rank'] == 2
+              and list(p['scales']) == [1, 1] and not p.get('struct')]
+        if not ps:
+            return e
+        p = self.pick(ps)
+        h, w = self.pick([(4, 4), (4, 5), (5, 4), (5, 5)])
+        t = p['elem']
+        text = ''
+        for i in range(-(h // 2), h - h // 2):
+            for j in range(-(w // 2), w - w // 2):
+                wt = self.pick(['1', '2', '4', '8', '16', '-2', '-4', '1048576', '2097152', '3', '5', '0.5f', '1.5'],
+                               [3, 5, 5, 2, 2, 3, 2, 1, 1, 2, 2, 1, 1])
+                t = arith(t, 'float' if wt.endswith('f') else 'double' if '.' in wt else 'int')
+                read = '%s@[%d,%d]' % (p['name'], i, j)
+                term = '%s * %s' % (wt, read) if self.chance(0.7) else '%s * %s' % (read, wt)
+                text = term if not text else '%s %s %s' % (text, self.pick(['+', '-'], [3, 1]), term)
+        ctx['read'].add(p['name'])
+        t = arith(t, e[1])
+        if self.chance(0.5):
+            return ('%s + (%s)' % (self.paren(e[0]), text), t, t)
+        return ('(%s) - %s' % (text, self.paren(e[0])), t, t)
+
     def body(self, params, ret_cast=None):
         ctx = {'params': params, 'locals': [], 'read': set(),
                'scalars': [(p['name'], p['decl']) for p in params if p['kind'] == 'scalar']}
@@ -375,6 +402,8 @@ class Gen:
             ctx['locals'] = [l for l in ctx['locals'] if l[0] != n] + [(n, e[1])]
             lines.append('  %s = %s;' % (n, e[0]))
         e = self.expr(ctx, depth)
+        if self.profile == 'window' and self.chance(0.6):
+            e = self.window(ctx, e)
         # Every image parameter read at offsets is read at least once (its
         # scales are what the call's extent assumed).
         for p in params:
@@ -759,7 +788,7 @@ class Gen:
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
-        rank = 2 if self.profile == 'fusion' else self.pick([1, 2, 3], [2, 6, 2])
+        rank = 2 if self.chains else self.pick([1, 2, 3], [2, 6, 2])
         self.rank = rank
         names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C']}[rank]
         self.params = list(names)
@@ -825,11 +854,11 @@ class Gen:
             self.lines.append('mk = struct s3(%s);' % ', '.join(parts))
             self.pool.append(Img('mk', 's3', list(ext), struct))
         n_calls = self.pick([1, 2, 3, 4, 5, 6], [2, 3, 3, 2, 2, 1])
-        if self.profile == 'fusion':
+        if self.chains:
             n_calls = r.randint(4, 9)
         for _ in range(n_calls):
             k = r.random()
-            if self.profile == 'fusion':
+            if self.chains:
                 k = 0.0 if k < 0.9 else k
             if k < 0.72:
                 self.st_call()
@@ -851,7 +880,7 @@ class Gen:
         computed = [i for i in self.pool if i not in self.inputs]
         sinks = [i for i in computed if i.uses == 0] or computed
         outs = [sinks[-1]]
-        for _ in range(self.pick([0, 1, 2], [5, 3, 1]) if self.profile != 'fusion' else 0):
+        for _ in range(self.pick([0, 1, 2], [5, 3, 1]) if not self.chains else 0):
             c = self.pick(self.pool)
             if c not in outs or self.chance(0.2):
                 outs.append(c)
@@ -880,6 +909,8 @@ class Gen:
             runs = [[1, 1], [2, 3], [5, 7], [37, 131], [67, 300]]
             runs.append(self.pick([[1, 9], [9, 1], [3, 513], [130, 1030], [66, 514], [129, 65],
                                    [3, 40009], [7, 30011]]))  # the last two: strips of columns
+            if self.profile == 'window':
+                runs.append([100, 200])  # interior CUDA blocks whose rows are 16-byte aligned
         else:
             runs = [[1, 1, 1], [2, 3, 4], [5, 7, 3], [9, 11, 10]]
             runs.append(self.pick([[13, 1, 6], [1, 5, 70], [3, 66, 17], [4, 2, 130]]))
@@ -904,8 +935,9 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion'],
-                    help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles)')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window'],
+                    help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
+                         'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs)')
     a = ap.parse_args()
     text = generate(a.seed, a.profile)
     if a.sizes:

@@ -149,8 +149,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--out', default='/tmp/progfuzz')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per program')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion'],
-                    help='gen.py\'s profile (fusion: long rank-2 chains)')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window'],
+                    help='gen.py\'s profile (fusion: long rank-2 chains; window: with weighted windows)')
     ap.add_argument('--cc', help='the C compiler the harness uses (FORMAC_E2E_CC), e.g. clang')
     ap.add_argument('--cflags', help='flags added to the harness\'s (FORMAC_E2E_CFLAGS), e.g. '
                     '"-fsanitize=address,undefined -fno-sanitize-recover=all"')
