@@ -477,6 +477,28 @@ return f(g(img)), f(x:wrap);
   }
 }
 
+// A fixed-size image sampled down to no rows, in a fused CPU group: the ring
+// step's test printed as `q0 >= 0 && q0 < 0`, which clang -Wall calls always
+// false (progfuzz window seed wcl22). It prints as `if (0)` now.
+TEST(CBackendRegression, NoRowsUnderClang) {
+  RunnerOptions probe = defaultRunnerOptions();
+  probe.cc = "clang";
+  if (!compilerAccepts(probe, "")) GTEST_SKIP() << "no clang with OpenMP here";
+  const char* source = R"(stencil f(vector#2 double A) { return A@[-1,0] + A@[1,0] * 2; }
+stencil g(vector#2 double A) { return A@[-1,1] - A@[1,-1]; }
+vector#2 double img[1,4];
+s = f(img@[(-3,2),(1,1)]:mirror);
+return g(s:wrap);
+)";
+  for (bool fuse : {true, false}) {
+    ProgramCase c{fuse ? "clang_no_rows" : "clang_no_rows_unfused", source, {{}}};
+    RunnerOptions o = probe;
+    o.fuse = fuse;
+    std::vector<CaseOutcome> out = runCases({c}, o);
+    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
+  }
+}
+
 // Names of macros of the headers the generated code includes (math.h's
 // INFINITY and M_PI, unistd.h's _SC_...) were given to images and parameters
 // unchanged: the preprocessor replaced them.
