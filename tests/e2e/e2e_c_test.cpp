@@ -451,14 +451,27 @@ return f(img, small:wrap, lut@[(0,4),(1,1)]:mirror), f(img:clamped, small:clampe
 )", {{1, 1}, {2, 3}, {3, 1}, {5, 7}, {37, 131}});
 }
 
+// `source` built with clang (-Wall -Wextra -Werror) and run fused and
+// --no-fuse against the evaluator; skipped where clang cannot build OpenMP.
+void expectBothPassUnderClang(const std::string& name, const char* source,
+                              const std::vector<std::vector<long long>>& runs) {
+  RunnerOptions probe = defaultRunnerOptions();
+  probe.cc = "clang";
+  if (!compilerAccepts(probe, "")) GTEST_SKIP() << "no clang with OpenMP here";
+  for (bool fuse : {true, false}) {
+    ProgramCase c{fuse ? name : name + "_unfused", source, runs};
+    RunnerOptions o = probe;
+    o.fuse = fuse;
+    std::vector<CaseOutcome> out = runCases({c}, o);
+    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
+  }
+}
+
 // Under clang (no pragma for -fwrapv) int overflow was undefined: negating
 // INT_MIN, X * 65536 * 65536 and absd gave other values than the evaluator's
 // wrapping ones; `t != t` of an int failed -Werror=tautological-compare.
 TEST(CBackendRegression, IntegerArithmeticWrapsUnderClang) {
-  RunnerOptions probe = defaultRunnerOptions();
-  probe.cc = "clang";
-  if (!compilerAccepts(probe, "")) GTEST_SKIP() << "no clang with OpenMP here";
-  const char* source = R"(stencil g(vector#2 float X) { return cast<int>(X * 1e30); }
+  expectBothPassUnderClang("clang_wrap", R"(stencil g(vector#2 float X) { return cast<int>(X * 1e30); }
 stencil f(vector#2 int X) {
   t = -X;
   return min(t % X@[0,1], 1) + (t != t) + absd(X, -X) + X * 65536 * 65536 + (X + 2147483647 > X);
@@ -467,36 +480,19 @@ parameter M, N;
 vector#2 float img[M,N];
 vector#2 int x[M,N];
 return f(g(img)), f(x:wrap);
-)";
-  for (bool fuse : {true, false}) {
-    ProgramCase c{fuse ? "clang_wrap" : "clang_wrap_unfused", source, {{1, 1}, {5, 7}, {37, 131}}};
-    RunnerOptions o = probe;
-    o.fuse = fuse;
-    std::vector<CaseOutcome> out = runCases({c}, o);
-    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
-  }
+)", {{1, 1}, {5, 7}, {37, 131}});
 }
 
 // A fixed-size image sampled down to no rows, in a fused CPU group: the ring
 // step's test printed as `q0 >= 0 && q0 < 0`, which clang -Wall calls always
 // false (progfuzz window seed wcl22). It prints as `if (0)` now.
 TEST(CBackendRegression, NoRowsUnderClang) {
-  RunnerOptions probe = defaultRunnerOptions();
-  probe.cc = "clang";
-  if (!compilerAccepts(probe, "")) GTEST_SKIP() << "no clang with OpenMP here";
-  const char* source = R"(stencil f(vector#2 double A) { return A@[-1,0] + A@[1,0] * 2; }
+  expectBothPassUnderClang("clang_no_rows", R"(stencil f(vector#2 double A) { return A@[-1,0] + A@[1,0] * 2; }
 stencil g(vector#2 double A) { return A@[-1,1] - A@[1,-1]; }
 vector#2 double img[1,4];
 s = f(img@[(-3,2),(1,1)]:mirror);
 return g(s:wrap);
-)";
-  for (bool fuse : {true, false}) {
-    ProgramCase c{fuse ? "clang_no_rows" : "clang_no_rows_unfused", source, {{}}};
-    RunnerOptions o = probe;
-    o.fuse = fuse;
-    std::vector<CaseOutcome> out = runCases({c}, o);
-    ASSERT_TRUE(out[0].passed) << (fuse ? "fused: " : "--no-fuse: ") << out[0].message;
-  }
+)", {{}});
 }
 
 // Names of macros of the headers the generated code includes (math.h's
