@@ -136,17 +136,23 @@ std::string zeroValue(const Type& t, bool cuda) {
   return structValue(t, std::vector<std::string>(t.structType->fields.size(), "0"), cuda);
 }
 
-// Whether `e` is a floating constant +-2^k whose reciprocal is a normal
-// number of the operation's type (float when `f`), and that reciprocal.
-bool exactReciprocal(const Expr& e, bool f, double* recip) {
+// Whether `e` is a floating constant +-2^k, and k.
+bool powerOfTwo(const Expr& e, int* k) {
   if (e.kind != Expr::Const || !isFloating(e.type.scalar)) return false;
   int exp = 0;
   double m = std::frexp(e.floatValue, &exp);  // value = m * 2^exp, |m| in [0.5, 1)
-  if (std::fabs(m) != 0.5) return false;
-  int k = exp - 1;  // value = +-2^k
+  *k = exp - 1;
+  return std::fabs(m) == 0.5;
+}
+
+// Whether `e` is a floating constant +-2^k whose reciprocal is a normal
+// number of the operation's type (float when `f`), and that reciprocal.
+bool exactReciprocal(const Expr& e, bool f, double* recip) {
+  int k = 0;
+  if (!powerOfTwo(e, &k)) return false;
   int limit = f ? 126 : 1022;
   if (k < -limit || k > limit) return false;
-  *recip = std::ldexp(m > 0 ? 1.0 : -1.0, -k);
+  *recip = std::ldexp(e.floatValue > 0 ? 1.0 : -1.0, -k);
   return true;
 }
 
@@ -166,12 +172,10 @@ const Expr* scaledBoundedRead(const Expr& m, const ExprContext& ctx, const Expr*
   for (size_t i = 0; i < 2; ++i) {
     const Expr& k = *m.args[i];
     const Expr& x = *m.args[1 - i];
-    if (k.kind != Expr::Const || k.type.scalar != m.type.scalar || x.kind != Expr::ImageRead ||
+    int p = 0;
+    if (!powerOfTwo(k, &p) || p < 0 || p > 20 || k.type.scalar != m.type.scalar || x.kind != Expr::ImageRead ||
         x.type.scalar != m.type.scalar || !ctx.boundedRead(x))
       continue;
-    int exp = 0;
-    double f = std::frexp(k.floatValue, &exp);  // |f| in [0.5, 1)
-    if (std::fabs(f) != 0.5 || exp - 1 < 0 || exp - 1 > 20) continue;
     *c = &k;
     return &x;
   }

@@ -832,17 +832,14 @@ class FusedWriter {
     for (const Staged* s : staged) {
       ScalarKind k = stage(s->input).type.scalar;
       if (!isFloating(k)) continue;
-      bool f = k == ScalarKind::Float;
-      std::string mx = f ? "fmaxf" : "fmax";
-      t += "    {\n      const " + std::string(f ? "float4" : "double2") + "* v = reinterpret_cast<const " +
-           (f ? "float4" : "double2") + "*>(" + stagedName(s->input) + ") + formac_tid;\n      " +
-           (f ? "float" : "double") + " m = 0;\n";
+      const bool f = k == ScalarKind::Float;
+      const std::string piece = f ? "float4" : "double2", max = f ? "fmaxf" : "fmax";
+      t += "    {\n      const " + piece + "* v = reinterpret_cast<const " + piece + "*>(" + stagedName(s->input) +
+           ") + formac_tid;\n      " + (f ? "float" : "double") + " m = 0;\n";
       const int pieces = s->size[0] * s->size[1] / s->vec;
-      for (int at = 0; at < pieces; at += kCudaThreads) {
-        std::string A = std::to_string(at);
+      for (int at = 0; at < pieces; at += kCudaThreads)
         t += std::string("      ") + (pieces - at < kCudaThreads ? "if (formac_tid < " + std::to_string(pieces - at) + ") " : "") +
-             "m = " + mx + "(m, formac_max_abs16(v[" + A + "]));\n";
-      }
+             "m = " + max + "(m, formac_max_abs16(v[" + std::to_string(at) + "]));\n";
       t += "      formac_wide = formac_wide || !(m < " + std::string(f ? "1.26765060e30f" : "1.0715086071862673e301") +
            ");\n    }\n";
     }
