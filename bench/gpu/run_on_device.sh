@@ -5,7 +5,8 @@
 # CUDA, the NPP and Halide peers, the driver), runs it and prints the table
 # last. Writes logs and the table to $OUT when set (else .bench-gpu/out).
 #   bash bench/gpu/run_on_device.sh [bench_gpu options...]
-# Environment: EXPERIMENTS=1 first runs a diagnostic pass (sizes EXP_SIZES,
+# Environment: BENCH_NVFLAGS adds nvcc flags (e.g. -lineinfo for ncu's source
+# page); EXPERIMENTS=1 first runs a diagnostic pass (sizes EXP_SIZES,
 # default 8192) with the variants listed in .bench-gpu/exp/experiments.inc
 # beside formac's own (bench_experiments.log; see bench_gpu.cu);
 # NCU=1 also profiles formac's fused canny kernel with Nsight
@@ -23,7 +24,7 @@ if [ ! -f "$B/gen/blur.cu" ]; then
   exit 1
 fi
 CUDA="${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}"
-NV=(nvcc -arch=sm_90 -O3 -std=c++17 -I"$B/gen" -I"$here")
+NV=(nvcc -arch=sm_90 -O3 -std=c++17 -I"$B/gen" -I"$here" ${BENCH_NVFLAGS:-})
 log="$OUTDIR/build.log"
 : > "$log"
 echo "== nvcc: $(nvcc --version | tail -1); CUDA at $CUDA" | tee -a "$log"

@@ -384,7 +384,8 @@ class CudaGen {
   static std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
 
   // In create(): each heavy fused kernel runs its form for the most resident
-  // blocks that ptxas kept free of spills (ws->tight_K: those blocks, 0 for none).
+  // blocks that ptxas kept (nearly) free of local memory (ws->tight_K: those
+  // blocks, 0 for none).
   std::string tightForms() const {
     std::string t;
     for (const auto& g : groups_) {
@@ -394,9 +395,10 @@ class CudaGen {
       std::string chain;
       for (int b : kTightBlocks)
         chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + fusedName(g) +
-                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes == 0) ws->tight_" + fusedName(g) +
+                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " + std::to_string(kTightLocalBytes) + ") ws->tight_" + fusedName(g) +
                  " = " + std::to_string(b) + ";\n";
-      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") that cost no spills */\n"
+      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") with at most " +
+               std::to_string(kTightLocalBytes) + " bytes of local memory a thread (spills, stack) */\n"
            "    cudaFuncAttributes a;\n" + chain +
            "    cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
     }

@@ -808,25 +808,70 @@ class FusedWriter {
     }
     return t;
   }
+  // How the threads copy a staged input, 16 bytes (a piece) at a time. Rows
+  // of at most kCudaThreads pieces: thread t copies piece t % perRow of rows
+  // t / perRow + k * step (k = 0, 1, ...; step rows a round), so its
+  // addresses move by a constant from one round to the next and it computes
+  // its row and column once (against a division and a remainder a piece).
+  // Wider rows: piece i (row i / perRow) by thread i % kCudaThreads.
+  struct CopyPlan {
+    int perRow = 0, step = 0;  // pieces a row; rows a round (0: wider rows)
+    std::vector<int> last;     // per round: how many of its rows exist (step for a full one)
+  };
+  static CopyPlan copyPlan(const Staged& s) {
+    CopyPlan c;
+    c.perRow = s.size[1] / s.vec;
+    if (c.perRow > kCudaThreads) return c;
+    c.step = kCudaThreads / c.perRow;
+    for (int r = 0; r < s.size[0]; r += c.step) c.last.push_back(std::min(c.step, s.size[0] - r));
+    return c;
+  }
+  // formac_cr_X / formac_cc_X: the row and element column of thread's piece.
+  std::string copyRow(const Staged& s) const { return "formac_cr_" + name(s.input); }
+  std::string copyCol(const Staged& s) const { return "formac_cc_" + name(s.input); }
+  // The row of the thread's piece in round k.
+  std::string copyRow(const Staged& s, size_t k, const CopyPlan& c) const {
+    return k ? "(" + copyRow(s) + " + " + std::to_string(k * static_cast<size_t>(c.step)) + ")" : copyRow(s);
+  }
+  // Each round's line, `line(round, guard)`, under the plan's thread test.
+  std::string copyRounds(const Staged& s, const CopyPlan& c, const std::string& in,
+                         const std::function<std::string(size_t, const std::string&)>& line) const {
+    std::string t = in + "if (formac_tid < " + std::to_string(c.step * c.perRow) + ") {\n";
+    for (size_t k = 0; k < c.last.size(); ++k)
+      t += in + "  " + line(k, c.last[k] < c.step ? "if (" + copyRow(s) + " < " + std::to_string(c.last[k]) + ") " : "");
+    return t + in + "}\n";
+  }
   std::string stagedCopies(const std::vector<const Staged*>& staged) const {
     std::string t;
     for (const Staged* s : staged) {
-      const int perRow = s->size[1] / s->vec;
-      std::string R = std::to_string(perRow), V = std::to_string(s->vec), n = name(s->input);
-      std::string cols = extent(s->input, 1);
-      t += "    /* " + n + ": rows " + origin(*s, 0) + ".., columns " + origin(*s, 1) + ".., 16 bytes a copy */\n"
-           "    for (int i = formac_tid; i < " + std::to_string(s->size[0] * perRow) + "; i += " +
-           std::to_string(kCudaThreads) + ") {\n      const int r = i / " + R + ", c = (i % " + R + ") * " + V +
-           ";\n      formac_copy16(" + stagedName(s->input) + " + r * " + std::to_string(s->size[1]) + " + c, " + n +
-           " + ((" + origin(*s, 0) + " + r) * (" + cols + ") + (" + origin(*s, 1) + " + c)));\n    }\n";
+      const CopyPlan c = copyPlan(*s);
+      std::string R = std::to_string(c.perRow), V = std::to_string(s->vec), n = name(s->input);
+      std::string cols = extent(s->input, 1), W = std::to_string(s->size[1]);
+      t += "    /* " + n + ": rows " + origin(*s, 0) + ".., columns " + origin(*s, 1) + ".., 16 bytes a copy" +
+           (c.step ? "; thread t: piece t % " + R + " of rows t / " + R + " + " + std::to_string(c.step) + " k" : "") +
+           " */\n";
+      if (!c.step) {
+        t += "    for (int i = formac_tid; i < " + std::to_string(s->size[0] * c.perRow) + "; i += " +
+             std::to_string(kCudaThreads) + ") {\n      const int r = i / " + R + ", c = (i % " + R + ") * " + V +
+             ";\n      formac_copy16(" + stagedName(s->input) + " + r * " + W + " + c, " + n + " + ((" +
+             origin(*s, 0) + " + r) * (" + cols + ") + (" + origin(*s, 1) + " + c)));\n    }\n";
+        continue;
+      }
+      t += "    const int " + copyRow(*s) + " = formac_tid / " + R + ", " + copyCol(*s) + " = (formac_tid % " + R +
+           ") * " + V + ";\n";
+      t += copyRounds(*s, c, "    ", [&](size_t k, const std::string& guard) {
+        std::string r = copyRow(*s, k, c);
+        return guard + "formac_copy16(" + stagedName(s->input) + " + " + r + " * " + W + " + " + copyCol(*s) + ", " + n +
+               " + ((" + origin(*s, 0) + " + " + r + ") * (" + cols + ") + (" + origin(*s, 1) + " + " + copyCol(*s) +
+               ")));\n";
+      });
     }
     return t + "    formac_copy_wait();\n";
   }
   // Whether some staged value reaches 2^100 in magnitude (2^1000 for double;
-  // NaN does not count): each thread looks at the 16-byte pieces it copied
-  // (the copy is contiguous: piece i at 16 i bytes), one line a round of the
-  // copy loop so that nvcc need not know formac_tid < 256, and the block's
-  // barrier then ORs the answers.
+  // NaN does not count): each thread looks at the pieces it copied (its own
+  // writes, complete after formac_copy_wait), and the block's barrier then
+  // ORs the answers.
   std::string stagedWide(const std::vector<const Staged*>& staged) const {
     std::string t = "    bool formac_wide = false;\n";
     for (const Staged* s : staged) {
@@ -834,12 +879,23 @@ class FusedWriter {
       if (!isFloating(k)) continue;
       const bool f = k == ScalarKind::Float;
       const std::string piece = f ? "float4" : "double2", max = f ? "fmaxf" : "fmax";
-      t += "    {\n      const " + piece + "* v = reinterpret_cast<const " + piece + "*>(" + stagedName(s->input) +
-           ") + formac_tid;\n      " + (f ? "float" : "double") + " m = 0;\n";
-      const int pieces = s->size[0] * s->size[1] / s->vec;
-      for (int at = 0; at < pieces; at += kCudaThreads)
-        t += std::string("      ") + (pieces - at < kCudaThreads ? "if (formac_tid < " + std::to_string(pieces - at) + ") " : "") +
-             "m = " + max + "(m, formac_max_abs16(v[" + std::to_string(at) + "]));\n";
+      const CopyPlan c = copyPlan(*s);
+      std::string v = "reinterpret_cast<const " + piece + "*>(" + stagedName(s->input) + ")";
+      t += "    {\n      " + std::string(f ? "float" : "double") + " m = 0;\n";
+      if (!c.step) {
+        // Piece i was copied by thread i % kCudaThreads: one line a round, so
+        // that nvcc need not know formac_tid < kCudaThreads.
+        const int pieces = s->size[0] * c.perRow;
+        for (int at = 0; at < pieces; at += kCudaThreads)
+          t += std::string("      ") +
+               (pieces - at < kCudaThreads ? "if (formac_tid < " + std::to_string(pieces - at) + ") " : "") + "m = " +
+               max + "(m, formac_max_abs16(" + v + "[formac_tid + " + std::to_string(at) + "]));\n";
+      } else {
+        t += copyRounds(*s, c, "      ", [&](size_t k, const std::string& guard) {
+          return guard + "m = " + max + "(m, formac_max_abs16(" + v + "[" + copyRow(*s, k, c) + " * " +
+                 std::to_string(c.perRow) + " + " + copyCol(*s) + " / " + std::to_string(s->vec) + "]));\n";
+        });
+      }
       t += "      formac_wide = formac_wide || !(m < " + std::string(f ? "1.26765060e30f" : "1.0715086071862673e301") +
            ");\n    }\n";
     }

@@ -16,10 +16,15 @@ namespace formac::codegen {
 constexpr int kCudaThreads = 256;  // threads per block of every kernel
 // Heavy fused kernels (the sweep) are also built for these many resident
 // blocks per SM (40 and 48 registers a thread), tightest first; create()
-// runs the tightest form that ptxas kept free of spills, else ptxas's own
-// choice. On the H100 (4x2 sweep) harris and canny spill at 6 and run at 5,
-// 5% and 8% faster than at 64 registers and at 6 with spills.
+// runs the tightest form whose local memory (spills and stack frame) is at
+// most kTightLocalBytes a thread, else ptxas's own choice. On the H100 (4x2
+// sweep) harris and canny spill at 6 and run at 5, 5% and 8% faster than at
+// 64 registers and at 6 with spills (32-40 bytes). ptxas sometimes gives the
+// 5-blocks form an 8-byte frame and no spill (a register saved around the
+// call of a division's or square root's slow path): canny ran that form 3%
+// faster than the 4-blocks one it would otherwise fall to (bench/gpu/RESULTS.md).
 constexpr int kTightBlocks[] = {6, 5};
+constexpr int kTightLocalBytes = 8;
 
 struct FusedKernelRequest {
   const ir::Pipeline* pipeline = nullptr;

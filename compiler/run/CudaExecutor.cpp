@@ -14,9 +14,9 @@
 //            version, NVRTC's version, the options and the source, so a
 //            second run loads them without compiling.
 //   load     each launch's functions; a kernel with tight forms runs the
-//            first one the compiler kept free of spills (no local memory:
-//            cuFuncGetAttribute) for int indices, else kernel<int>, as the
-//            generated create() chooses.
+//            first one the compiler kept (nearly) free of local memory (at
+//            most kTightLocalBytes: cuFuncGetAttribute) for int indices, else
+//            kernel<int>, as the generated create() chooses.
 //   prepare  a device buffer per stage that needs one, zeroed once (points a
 //            stage does not compute stay 0) and kept between runs.
 //   run      inputs host -> device, every launch in order on the default
@@ -31,6 +31,7 @@
 #include <map>
 
 #include "codegen/CodeGen_CUDA.h"
+#include "codegen/FusedKernel_CUDA.h"
 #include "run/Bindings.h"
 #include "run/CompileCache.h"
 #include "run/CudaDriver.h"
@@ -154,7 +155,7 @@ class CudaExecutor : public Executor {
         int localBytes = -1;
         d_.check(d_.cuFuncGetAttribute(&localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
                  "cuFuncGetAttribute " + l.kernel);
-        if (localBytes != 0) {
+        if (localBytes > codegen::kTightLocalBytes) {
           notes.push_back("cuda: " + l.kernel + "'s <int, " + std::to_string(l.tightBlocks[t]) + "> form uses " +
                           std::to_string(localBytes) + " bytes of local memory (spills): not run");
           continue;
@@ -162,7 +163,9 @@ class CudaExecutor : public Executor {
         f[0] = fn;
         form = "int, " + std::to_string(l.tightBlocks[t]);
         notes.push_back("cuda: " + l.kernel + " runs its <" + form + "> form (" + std::to_string(l.tightBlocks[t]) +
-                        " blocks per SM, no spills)");
+                        " blocks per SM, " +
+                        (localBytes ? std::to_string(localBytes) + " bytes of local memory" : std::string("no spills")) +
+                        ")");
         break;
       }
       functions_.push_back(f);

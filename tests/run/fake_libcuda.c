@@ -6,8 +6,9 @@
      FAKE_CUDA_DEVICES=1      one sm_90 GPU; otherwise cuInit says there is none
      FAKE_CUDA_FAIL=NAME      cuMemAlloc or cuLaunchKernel fails
      FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes
-     FAKE_CUDA_SPILLS=A,B     functions whose lowered name contains A or B report
-                              local memory (spills) to cuFuncGetAttribute
+     FAKE_CUDA_SPILLS=A,B:8   functions whose lowered name contains A or B report
+                              local memory to cuFuncGetAttribute: 16 bytes (spills),
+                              or as many as follow a colon
    Checks what the real driver would reject: a function name that is not in
    the loaded image, an empty grid or block, more than 48 KB of dynamic
    shared memory without the opt-in attribute. */
@@ -124,7 +125,10 @@ CUresult cuFuncGetAttribute(int* value, int attribute, struct function* f) {
   while (spills && *spills && !*value) { /* comma-separated */
     const char* end = strchr(spills, ',');
     size_t n = end ? (size_t)(end - spills) : strlen(spills), len = strlen(f->name);
-    for (size_t i = 0; n && i + n <= len && !*value; ++i) *value = memcmp(f->name + i, spills, n) == 0 ? 16 : 0;
+    const char* colon = memchr(spills, ':', n);
+    int bytes = colon ? atoi(colon + 1) : 16;
+    if (colon) n = (size_t)(colon - spills);
+    for (size_t i = 0; n && i + n <= len && !*value; ++i) *value = memcmp(f->name + i, spills, n) == 0 ? bytes : 0;
     spills = end ? end + 1 : NULL;
   }
   return 0;

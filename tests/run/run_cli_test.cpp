@@ -412,7 +412,9 @@ TEST_F(RunCli, CudaSharedMemoryOptIn) {
 }
 
 // A tight form that spills is passed over for the next, and with every one
-// spilling the kernel runs <int>, as the generated create() chooses.
+// spilling the kernel runs <int>, as the generated create() chooses. A form
+// with at most 8 bytes of local memory (a stack frame ptxas gives the slow
+// path's call) runs.
 TEST_F(RunCli, CudaTightFormWithoutSpills) {
   std::string args = quote(kCanny) + " -i " + quote(scratch("small.png")) + " -p low=0.25 -p high=0.5 -v -o " +
                      quote(scratch("tight.png"));
@@ -432,6 +434,17 @@ TEST_F(RunCli, CudaTightFormWithoutSpills) {
   // kernel<int> is kernel<int, 0>: ptxas's own choice of registers.
   EXPECT_NE(readFile(logInt).find("canny_fused6__t6IiLi0E"), std::string::npos) << readFile(logInt);
   EXPECT_EQ(readFile(logInt).find("IiLi5E"), std::string::npos) << readFile(logInt);
+
+  std::string log8 = scratch("tight8.txt");
+  CommandResult eight =
+      cudaRun(args, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_SPILLS=IiLi6E:12,IiLi5E:8 FAKE_CUDA_LOG=" + quote(log8));
+  ASSERT_EQ(eight.status, 0) << eight.output;
+  EXPECT_NE(eight.output.find("<int, 6> form uses 12 bytes of local memory (spills): not run"), std::string::npos)
+      << eight.output;
+  EXPECT_NE(eight.output.find(" runs its <int, 5> form (5 blocks per SM, 8 bytes of local memory)"),
+            std::string::npos)
+      << eight.output;
+  EXPECT_NE(readFile(log8).find("IiLi5E"), std::string::npos) << readFile(log8);
 }
 
 TEST_F(RunCli, CudaErrorsOnTheFakeGpu) {
