@@ -2,7 +2,7 @@
 // integer constant that formac's CUDA emits (compiler/codegen/README.md,
 // "Division by a constant"): over all 2^32 floats x, for each divisor c given,
 // formac_div_odd_f(x, c, RN(1/c)) must equal __fdiv_rn(x, c) bit for bit (any
-// NaN for a NaN). The helper is compiled in from formac's own output
+// NaN for a NaN), and for every finite x formac_div_odd_finite_f too. The helper is compiled in from formac's own output
 // (divcheck.sh extracts it), so this checks what formac emits.
 //
 //   divcheck c...   prints the divisors that differ, with up to 6 x each;
@@ -19,7 +19,11 @@ __global__ void compare(float c, float r, unsigned long long* bad, unsigned* fir
   for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n; i += step) {
     const float x = __uint_as_float((unsigned)i);
     const float want = __fdiv_rn(x, c), got = formac_div_odd_f(x, c, r);
-    if (__float_as_uint(want) != __float_as_uint(got) && !(want != want && got != got)) {
+    // For a finite x, formac_div_odd_finite_f, which takes c > 0 (formac
+    // prints x / -c as -(x / c)).
+    const float fin = c < 0 ? -formac_div_odd_finite_f(x, -c, -r) : formac_div_odd_finite_f(x, c, r);
+    const bool finOk = !isfinite(x) || __float_as_uint(want) == __float_as_uint(fin);
+    if ((__float_as_uint(want) != __float_as_uint(got) && !(want != want && got != got)) || !finOk) {
       unsigned long long k = atomicAdd(bad, 1ull);
       if (k < 6) first[k] = (unsigned)i;
     }

@@ -1,6 +1,7 @@
 #include "codegen/ExprPrinter.h"
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 
 namespace formac::codegen {
@@ -156,12 +157,15 @@ bool exactReciprocal(const Expr& e, bool f, double* recip) {
   return true;
 }
 
-// A float divisor c that is an odd integer, 3 <= |c| < 2^21: x / c is
-// formac_div_odd_f's three roundings, correctly rounded for every float x
-// (divisionByOddConstant).
-bool oddIntegerDivisor(const Expr& e) {
-  if (e.kind != Expr::Const || e.type.scalar != ScalarKind::Float) return false;
-  double m = std::fabs(e.floatValue);
+// A float divisor c that is an odd integer, 3 <= |c| < 2^21 (a constant, or
+// the negation of one: `x / -7.0f`), and c: x / c is formac_div_odd_f's three
+// roundings, correctly rounded for every float x (divisionByOddConstant).
+bool oddIntegerDivisor(const Expr& e, double* c) {
+  bool neg = e.kind == Expr::Unary && e.unOp == ir::UnOp::Neg;
+  const Expr& k = neg ? *e.args[0] : e;
+  if (k.kind != Expr::Const || k.type.scalar != ScalarKind::Float || e.type.scalar != ScalarKind::Float) return false;
+  double m = std::fabs(k.floatValue);
+  *c = neg ? -k.floatValue : k.floatValue;
   return m >= 3 && m < (1 << 21) && m == std::floor(m) && std::fmod(m, 2.0) == 1.0;
 }
 
@@ -180,6 +184,27 @@ const Expr* scaledBoundedRead(const Expr& m, const ExprContext& ctx, const Expr*
     return &x;
   }
   return nullptr;
+}
+
+// An upper bound on |e| in a context that bounds reads (ExprContext::
+// boundedRead: below 2^100), +inf where unknown: constants, bounded reads and
+// the +, -, *, negation and ?: of bounded operands, each op with a relative
+// slack of 2^-20 for its rounding. Float only (the reads' bound is float's).
+double magnitudeBound(const Expr& e, const ExprContext& ctx) {
+  const double inf = std::numeric_limits<double>::infinity(), slack = 1 + std::ldexp(1.0, -20);
+  if (!ctx.boundedRead || e.type.isStruct() || e.type.scalar != ScalarKind::Float) return inf;
+  auto arg = [&](size_t i) { return magnitudeBound(*e.args[i], ctx); };
+  switch (e.kind) {
+    case Expr::Const: return std::fabs(e.floatValue);
+    case Expr::ImageRead: return ctx.boundedRead(e) ? std::ldexp(1.0, 100) : inf;
+    case Expr::Unary: return e.unOp == ir::UnOp::Neg ? arg(0) : inf;
+    case Expr::Binary:
+      if (e.binOp == BinOp::Add || e.binOp == BinOp::Sub) return (arg(0) + arg(1)) * slack;
+      if (e.binOp == BinOp::Mul) return arg(0) * arg(1) * slack;
+      return inf;
+    case Expr::Select: return std::max(arg(1), arg(2));
+    default: return inf;
+  }
 }
 
 std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
@@ -349,10 +374,18 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
           c.floatValue = recip;
           return std::string(f ? "__fmul_rn(" : "__dmul_rn(") + arg(0) + ", " + cLiteral(c) + ")";
         }
-        if (e.binOp == BinOp::Div && oddIntegerDivisor(*e.args[1])) {
-          Expr r = *e.args[1];
-          r.floatValue = 1.0f / static_cast<float>(r.floatValue);  // RN(1/c) in float
-          return "formac_div_odd_f(" + arg(0) + ", " + arg(1) + ", " + cLiteral(r) + ")";
+        double divisor = 0;
+        if (e.binOp == BinOp::Div && oddIntegerDivisor(*e.args[1], &divisor)) {
+          Expr c = *e.args[1], r = *e.args[1];
+          c.kind = r.kind = Expr::Const;
+          c.args.clear(), r.args.clear();
+          const bool finite = magnitudeBound(*e.args[0], ctx) < std::ldexp(1.0, 127);
+          // A finite x: formac_div_odd_finite_f, for c > 0 (x / -c is -(x / c)).
+          c.floatValue = finite ? std::fabs(divisor) : divisor;
+          r.floatValue = 1.0f / static_cast<float>(c.floatValue);  // RN(1/c) in float
+          std::string q = std::string(finite ? "formac_div_odd_finite_f(" : "formac_div_odd_f(") + arg(0) + ", " +
+                          cLiteral(c) + ", " + cLiteral(r) + ")";
+          return finite && divisor < 0 ? "(-" + q + ")" : q;
         }
         std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
                                                : (f ? "__fdiv_rn(" : "__ddiv_rn(");
@@ -503,6 +536,14 @@ std::string divisionByOddConstant() {
          "  const float q = __fmul_rn(x, r);\n"
          "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
          "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
+         "}\n"
+         // A finite x, c > 0: the remainder's negation q c - x (exact, as
+         // above), then q - (q c - x) r: the same rounding, and a zero gets x's
+         // sign without copysignf (x = -0: q = -0, q c - x = +0, -0 - (+0) r = -0).
+         "/* The same for a finite x and c > 0 (formac knows x is finite): two fmas. */\n"
+         "static __device__ __forceinline__ float formac_div_odd_finite_f(float x, float c, float r) {\n"
+         "  const float q = __fmul_rn(x, r);\n"
+         "  return __fmaf_rn(__fmaf_rn(q, c, -x), -r, q);\n"
          "}\n\n";
 }
 

@@ -49,7 +49,8 @@ std::string cType(const Type& t);
 // "static __host__ __device__ __forceinline__".
 std::string helperPrelude(const std::string& qualifier, bool cuda);
 // CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
-// to __fdiv_rn in three roundings.
+// to __fdiv_rn in three roundings; and formac_div_odd_finite_f, the same for a
+// finite x in fewer instructions.
 std::string divisionByOddConstant();
 // formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
 std::string integerPowers();

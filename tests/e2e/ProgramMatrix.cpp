@@ -287,13 +287,15 @@ return mix(a:mirror, b:extend);
   // from a sum: one fma each in blocks whose staged window is below 2^100
   // (ExprContext::boundedRead), the product and the sum elsewhere. With
   // special values (-MAX next to MAX: MAX * 2 overflows where the fma would
-  // not) every such block takes the second form, as it must.
+  // not) every such block takes the second form, as it must. The float form
+  // divides two bounded sums by odd constants (formac_div_odd_finite_f there:
+  // a finite x; / -7 as -(x / 7)).
   for (const char* T : {"float", "double"})
     out.push_back(make(std::string("fused_scaled_taps_") + T, fill(R"(stencil taps(vector#2 %T% X) {
-  a = X@[-2,-2] + 2 * X@[-2,-1] - 4 * X@[-2,0] + X@[-2,1] * 8;
+  a = (X@[-2,-2] + 2 * X@[-2,-1] - 4 * X@[-2,0] + X@[-2,1] * 8) / 3;
   b = 2 * X@[-1,-2] - (X@[-1,-1] + 3 * X@[-1,0]) + 1048576 * X@[-1,1];
   c = X@[0,-2] / 2 + 2097152 * X@[0,-1] - X * 16 + X@[0,1] * 1;
-  d = 4 * X@[1,-2] - X@[1,-1] + X@[1,0] * 2 + X@[1,1];
+  d = (4 * X@[1,-2] - X@[1,-1] + X@[1,0] * 2 + X@[1,1]) / -7.0f;
   return a + b - c + d + (X@[2,-2] - 2 * X@[2,-1] + 6 * X@[2,0] - 1 * X@[2,1]);
 }
 stencil smooth(vector#2 %T% S) { return S@[0,-1] + 2 * S + S@[0,1]; }

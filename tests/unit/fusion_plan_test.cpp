@@ -177,6 +177,42 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
   EXPECT_EQ(i.find("formac_wide"), std::string::npos);
 }
 
+// In the bounded copy of the staged loop, a sum of staged reads times
+// constants is finite (|x| < 2^100 each): dividing it by an odd constant drops
+// formac_div_odd_f's guards for an infinite x and a zero's sign
+// (formac_div_odd_finite_f; x / -c as -(x / c)). A numerator with anything
+// else (a square root, a tile) keeps formac_div_odd_f, as does the plain loop.
+TEST(FusionPlan, CudaBoundedSumsDivideByOddConstantsWithoutGuards) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
+  EXPECT_EQ(count(canny, "= formac_div_odd_finite_f(__fmaf_rn(2.0f, formac_in_img["), 8u);  // the Gaussian / 159
+  EXPECT_NE(canny.find("formac_div_odd_f(((((((((((((((((((((((((__fmul_rn(2.0f, formac_in_img["),
+            std::string::npos);  // the plain copy
+  std::string taps;
+  for (int i = -2; i <= 2; ++i)
+    for (int j = -2; j <= 1; ++j) taps += " + X@[" + std::to_string(i) + "," + std::to_string(j) + "]";
+  std::string f = codegen::generateCudaKernels(
+                      compileText("div.idsl", "stencil w(vector#2 float X) {\n  a = (2 * X" + taps +
+                                                  ") / -7.0f;\n  b = (X@[1,1] + sqrt(X)) / 3;\n  return a + b; }\n"
+                                                  "stencil d(vector#2 float S) { return S@[0,1] + S@[1,0] * 2; }\n"
+                                                  "parameter M, N;\nvector#2 float img[M,N];\n"
+                                                  "return d(w(img:mirror):mirror);\n"),
+                      o)
+                      .source;
+  EXPECT_EQ(count(f, "(-formac_div_odd_finite_f(((((("), 8u);
+  EXPECT_EQ(count(f, ", 7.0f, 0.142857149f))"), 8u);
+  EXPECT_NE(f.find("formac_div_odd_f(((((((((((((((((((((__fmul_rn(2.0f, formac_in_img["), std::string::npos);
+  EXPECT_NE(f.find(", (-7.0f), (-0.142857149f))"), std::string::npos);
+  EXPECT_EQ(count(f, "formac_div_odd_finite_f((formac_in_img"), 0u);  // b: a square root
+  EXPECT_NE(f.find(" + __fsqrt_rn(formac_in_img["), std::string::npos);
+}
+
 // A block is interior when its tile's row and column lie in one folded range
 // per dimension: canny's largest region (smooth, 36 x 68 from t - 2) must lie
 // in its exact box [2, M - 3] x [2, N - 3]; harris's gradients (34 x 66 from
