@@ -334,7 +334,7 @@ class FusedWriter {
     if (bounded_)
       lo.boundedRead = [this](const ir::Expr& e) {
         for (const Staged* s : staged_)
-          if (s->input == e.producer) return true;
+          if (s->input == e.producer) return checksBound(*s);
         return false;
       };
     return lo;
@@ -868,6 +868,13 @@ class FusedWriter {
     }
     return t + "    formac_copy_wait();\n";
   }
+  // Whether stagedWide checks the magnitude of `s`'s values: those of a
+  // floating type. Not a struct's fields, even a lone float's: its reads are
+  // not bounded (ExprContext::boundedRead).
+  bool checksBound(const Staged& s) const {
+    const Type& t = stage(s.input).type;
+    return !t.isStruct() && isFloating(t.scalar);
+  }
   // Whether some staged value reaches 2^100 in magnitude (2^1000 for double;
   // NaN does not count): each thread looks at the pieces it copied (its own
   // writes, complete after formac_copy_wait), and the block's barrier then
@@ -875,9 +882,8 @@ class FusedWriter {
   std::string stagedWide(const std::vector<const Staged*>& staged) const {
     std::string t = "    bool formac_wide = false;\n";
     for (const Staged* s : staged) {
-      ScalarKind k = stage(s->input).type.scalar;
-      if (!isFloating(k)) continue;
-      const bool f = k == ScalarKind::Float;
+      if (!checksBound(*s)) continue;
+      const bool f = stage(s->input).type.scalar == ScalarKind::Float;
       const std::string piece = f ? "float4" : "double2", max = f ? "fmaxf" : "fmax";
       const CopyPlan c = copyPlan(*s);
       std::string v = "reinterpret_cast<const " + piece + "*>(" + stagedName(s->input) + ")";

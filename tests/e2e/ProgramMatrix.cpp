@@ -304,6 +304,22 @@ vector#2 %T% img[M,N];
 t = taps(img:mirror);
 return smooth(t:clamped);
 )", {{"%T%", T}}), {{13, 17}, {150, 1100}, {129, 512}, {70, 132}, {97, 258}}));
+  // A struct of one float is staged as well (4 bytes), but its values are not
+  // checked, so its power-of-two taps stay products: with special values,
+  // -MAX + 2 * MAX must be +inf, as the program says.
+  out.push_back(make("fused_staged_struct_one", R"(struct one { float v; }
+stencil taps(vector#2 one X) {
+  a = X@[-2,-2].v + 2 * X@[-2,-1].v - 4 * X@[-2,0].v + X@[-2,1].v * 8 + 2 * X@[-1,-2].v - X@[-1,-1].v;
+  b = 1048576 * X@[-1,0].v + X@[-1,1].v + 2 * X@[0,-2].v - X@[0,-1].v + X.v * 16 + X@[0,1].v;
+  c = 4 * X@[1,-2].v - X@[1,-1].v + X@[1,0].v * 2 + X@[1,1].v - 2 * X@[2,-1].v + X@[2,1].v;
+  return (a + b - c) / 3;
+}
+stencil smooth(vector#2 float S) { return S@[0,-1] + 2 * S + S@[0,1]; }
+parameter M, N;
+vector#2 one img[M,N];
+t = taps(img:mirror);
+return smooth(t:clamped);
+)", {{13, 17}, {150, 1100}, {129, 512}, {70, 132}}));
   // The same window read at twice the scale: not staged (the copy holds
   // q + offset reads only).
   out.push_back(make("staged_window_scaled", R"(stencil w5(vector#2 float X) {

@@ -175,6 +175,23 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
   std::string i = source("int", "");
   EXPECT_NE(i.find("formac_in_img"), std::string::npos);  // staged, but integer products stay
   EXPECT_EQ(i.find("formac_wide"), std::string::npos);
+  // A struct of one float is staged (4 bytes), but its values are not checked,
+  // so its reads keep the product and the sum (an fma of 2 * FLT_MAX would not
+  // overflow as the program's product does).
+  std::string taps;
+  for (int r = -2; r <= 2; ++r)
+    for (int c = -2; c <= 1; ++c) taps += " + 2 * X@[" + std::to_string(r) + "," + std::to_string(c) + "].v";
+  std::string st = codegen::generateCudaKernels(
+                       compileText("one.idsl", "struct one { float v; }\nstencil w(vector#2 one X) { return X.v" +
+                                                   taps + "; }\nstencil d(vector#2 float S) { return S@[0,1] + "
+                                                   "S@[1,0] * 2; }\nparameter M, N;\nvector#2 one img[M,N];\n"
+                                                   "return d(w(img:mirror):mirror);\n"),
+                       o)
+                       .source;
+  EXPECT_NE(st.find("formac_copy16(formac_in_img"), std::string::npos);
+  EXPECT_NE(st.find(" + __fmul_rn(2.0f, formac_in_img["), std::string::npos);
+  EXPECT_EQ(st.find("__fmaf_rn(2.0f"), std::string::npos);
+  EXPECT_EQ(st.find("formac_wide"), std::string::npos);
 }
 
 // In the bounded copy of the staged loop, a sum of staged reads times
