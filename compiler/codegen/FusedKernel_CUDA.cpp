@@ -826,7 +826,7 @@ class FusedWriter {
     for (int r = 0; r < s.size[0]; r += c.step) c.last.push_back(std::min(c.step, s.size[0] - r));
     return c;
   }
-  // formac_cr_X / formac_cc_X: the row and element column of thread's piece.
+  // formac_cr_X / formac_cc_X: the row and element column of the thread's piece.
   std::string copyRow(const Staged& s) const { return "formac_cr_" + name(s.input); }
   std::string copyCol(const Staged& s) const { return "formac_cc_" + name(s.input); }
   // The row of the thread's piece in round k.
