@@ -2,8 +2,9 @@
 // integer constant that formac's CUDA emits (compiler/codegen/README.md,
 // "Division by a constant"): over all 2^32 floats x, for each divisor c given,
 // formac_div_odd_f(x, c, RN(1/c)) must equal __fdiv_rn(x, c) bit for bit (any
-// NaN for a NaN), and for every finite x formac_div_odd_finite_f too. The helper is compiled in from formac's own output
-// (divcheck.sh extracts it), so this checks what formac emits.
+// NaN for a NaN), and for every finite x formac_div_odd_finite_f too. The
+// helpers are compiled in from formac's own output (divcheck.sh extracts
+// them), so this checks what formac emits.
 //
 //   divcheck c...   prints the divisors that differ, with up to 6 x each;
 //                   exit status 1 if any does.
@@ -33,7 +34,8 @@ __global__ void compare(float c, float r, unsigned long long* bad, unsigned* fir
 int main(int argc, char** argv) {
   unsigned long long* bad = nullptr;
   unsigned* first = nullptr;
-  if (cudaMallocManaged(&bad, sizeof *bad) != cudaSuccess || cudaMallocManaged(&first, 6 * sizeof *first) != cudaSuccess) {
+  if (cudaMallocManaged(&bad, sizeof *bad) != cudaSuccess ||
+      cudaMallocManaged(&first, 6 * sizeof *first) != cudaSuccess) {
     fprintf(stderr, "divcheck: cudaMallocManaged failed\n");
     return 2;
   }

@@ -395,8 +395,8 @@ class CudaGen {
       std::string chain;
       for (int b : kTightBlocks)
         chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + fusedName(g) +
-                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " + std::to_string(kTightLocalBytes) + ") ws->tight_" + fusedName(g) +
-                 " = " + std::to_string(b) + ";\n";
+                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " +
+                 std::to_string(kTightLocalBytes) + ") ws->tight_" + fusedName(g) + " = " + std::to_string(b) + ";\n";
       t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") with at most " +
                std::to_string(kTightLocalBytes) + " bytes of local memory a thread (spills, stack) */\n"
            "    cudaFuncAttributes a;\n" + chain +

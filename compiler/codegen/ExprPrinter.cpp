@@ -1,8 +1,8 @@
 #include "codegen/ExprPrinter.h"
 
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <limits>
 
 namespace formac::codegen {
 namespace {
@@ -157,16 +157,14 @@ bool exactReciprocal(const Expr& e, bool f, double* recip) {
   return true;
 }
 
-// A float divisor c that is an odd integer, 3 <= |c| < 2^21 (a constant, or
-// the negation of one: `x / -7.0f`), and c: x / c is formac_div_odd_f's three
-// roundings, correctly rounded for every float x (divisionByOddConstant).
-bool oddIntegerDivisor(const Expr& e, double* c) {
-  bool neg = e.kind == Expr::Unary && e.unOp == ir::UnOp::Neg;
-  const Expr& k = neg ? *e.args[0] : e;
-  if (k.kind != Expr::Const || k.type.scalar != ScalarKind::Float || e.type.scalar != ScalarKind::Float) return false;
-  double m = std::fabs(k.floatValue);
-  *c = neg ? -k.floatValue : k.floatValue;
-  return m >= 3 && m < (1 << 21) && m == std::floor(m) && std::fmod(m, 2.0) == 1.0;
+// The divisor `e` when it is a float constant c, an odd integer with
+// 3 <= |c| < 2^21: x / c is then formac_div_odd_f's three roundings,
+// correctly rounded for every float x (divisionByOddConstant).
+const Expr* oddIntegerDivisor(const Expr& e) {
+  if (e.kind != Expr::Const || e.type.scalar != ScalarKind::Float) return nullptr;
+  double m = std::fabs(e.floatValue);
+  bool odd = m >= 3 && m < (1 << 21) && m == std::floor(m) && std::fmod(m, 2.0) == 1.0;
+  return odd ? &e : nullptr;
 }
 
 // `m` as c * x: c = +-2^k (0 <= k <= 20) and x a read the context bounds
@@ -374,18 +372,15 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
           c.floatValue = recip;
           return std::string(f ? "__fmul_rn(" : "__dmul_rn(") + arg(0) + ", " + cLiteral(c) + ")";
         }
-        double divisor = 0;
-        if (e.binOp == BinOp::Div && oddIntegerDivisor(*e.args[1], &divisor)) {
-          Expr c = *e.args[1], r = *e.args[1];
-          c.kind = r.kind = Expr::Const;
-          c.args.clear(), r.args.clear();
-          const bool finite = magnitudeBound(*e.args[0], ctx) < std::ldexp(1.0, 127);
+        if (const Expr* divisor = e.binOp == BinOp::Div ? oddIntegerDivisor(*e.args[1]) : nullptr) {
           // A finite x: formac_div_odd_finite_f, for c > 0 (x / -c is -(x / c)).
-          c.floatValue = finite ? std::fabs(divisor) : divisor;
+          const bool finite = magnitudeBound(*e.args[0], ctx) < std::ldexp(1.0, 127);
+          Expr c = *divisor, r = *divisor;
+          if (finite) c.floatValue = std::fabs(c.floatValue);
           r.floatValue = 1.0f / static_cast<float>(c.floatValue);  // RN(1/c) in float
           std::string q = std::string(finite ? "formac_div_odd_finite_f(" : "formac_div_odd_f(") + arg(0) + ", " +
                           cLiteral(c) + ", " + cLiteral(r) + ")";
-          return finite && divisor < 0 ? "(-" + q + ")" : q;
+          return finite && divisor->floatValue < 0 ? "(-" + q + ")" : q;
         }
         std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
                                                : (f ? "__fdiv_rn(" : "__ddiv_rn(");

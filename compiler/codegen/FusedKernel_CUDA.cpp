@@ -830,7 +830,7 @@ class FusedWriter {
   std::string copyRow(const Staged& s) const { return "formac_cr_" + name(s.input); }
   std::string copyCol(const Staged& s) const { return "formac_cc_" + name(s.input); }
   // The row of the thread's piece in round k.
-  std::string copyRow(const Staged& s, size_t k, const CopyPlan& c) const {
+  std::string copyRowAt(const Staged& s, size_t k, const CopyPlan& c) const {
     return k ? "(" + copyRow(s) + " + " + std::to_string(k * static_cast<size_t>(c.step)) + ")" : copyRow(s);
   }
   // Each round's line, `line(round, guard)`, under the plan's thread test.
@@ -860,7 +860,7 @@ class FusedWriter {
       t += "    const int " + copyRow(*s) + " = formac_tid / " + R + ", " + copyCol(*s) + " = (formac_tid % " + R +
            ") * " + V + ";\n";
       t += copyRounds(*s, c, "    ", [&](size_t k, const std::string& guard) {
-        std::string r = copyRow(*s, k, c);
+        std::string r = copyRowAt(*s, k, c);
         return guard + "formac_copy16(" + stagedName(s->input) + " + " + r + " * " + W + " + " + copyCol(*s) + ", " + n +
                " + ((" + origin(*s, 0) + " + " + r + ") * (" + cols + ") + (" + origin(*s, 1) + " + " + copyCol(*s) +
                ")));\n";
@@ -898,7 +898,7 @@ class FusedWriter {
                max + "(m, formac_max_abs16(" + v + "[formac_tid + " + std::to_string(at) + "]));\n";
       } else {
         t += copyRounds(*s, c, "      ", [&](size_t k, const std::string& guard) {
-          return guard + "m = " + max + "(m, formac_max_abs16(" + v + "[" + copyRow(*s, k, c) + " * " +
+          return guard + "m = " + max + "(m, formac_max_abs16(" + v + "[" + copyRowAt(*s, k, c) + " * " +
                  std::to_string(c.perRow) + " + " + copyCol(*s) + " / " + std::to_string(s->vec) + "]));\n";
         });
       }

@@ -1,5 +1,6 @@
 #include "sema/ExprBuilder.h"
 
+#include <cstdint>
 #include <map>
 
 namespace formac::sema {
@@ -62,6 +63,13 @@ ExprPtr unary(ir::UnOp op, ExprPtr a, const SourceLoc& loc) {
   requireNumeric(a, loc, op == ir::UnOp::Neg ? "unary '-'" : "'!'");
   Type t = op == ir::UnOp::Not ? Type::of(ScalarKind::Int) : Type::of(promote(a->type.scalar));
   if (op == ir::UnOp::Neg) a = convert(a, t);
+  // The negation of a literal is a literal (exact; an int's only where -v is
+  // an int): `x / -7.0f` and `x / -7` divide by the constant -7, which the
+  // backends' constant divisors and scalings then see.
+  if (op == ir::UnOp::Neg && a->kind == Expr::Const) {
+    if (isFloating(t.scalar)) return constFloating(-a->floatValue, t.scalar);
+    if (t.scalar == ScalarKind::Int && a->intValue > INT32_MIN && a->intValue <= INT32_MAX) return constInt(-a->intValue);
+  }
   auto e = node(Expr::Unary, t);
   e->unOp = op;
   e->args.push_back(std::move(a));

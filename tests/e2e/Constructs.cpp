@@ -166,7 +166,7 @@ return d(img:mirror, other);
   // shortcuts (a product; formac_div_odd_f), even ones __fdiv_rn; the scaled
   // ones put the quotients among the subnormals and the infinities.
   v.push_back({"constdiv", R"(stencil a(vector#2 float X) { return X / 3; }
-stencil b(vector#2 float X) { return X@[0,1] / -7.0f; }
+stencil b(vector#2 float X) { return X@[0,1] / -7.0f + X / -0.25f; }
 stencil c(vector#2 float X) { return X / 159.0f + X / 2097151; }
 stencil d(vector#2 float X) { return X / 6 + X / 0.125f; }
 stencil e(vector#2 float X) { return (X * 1e-40f) / 3 + (X * 1e-39f) / -1025; }

@@ -34,6 +34,13 @@ std::string example(const std::string& name) {
   return std::string(FORMAC_SOURCE_DIR) + "/examples/" + name + "/" + name + ".idsl";
 }
 
+// How many times `what` occurs in `text` (overlaps counted).
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // "ix ix2" style summary: tiled members, then "|", then inlined members.
 std::string members(const ir::Pipeline& p, const passes::FusionGroup& g) {
   std::string tiled, inl;
@@ -139,13 +146,9 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
             std::string::npos);
   // The Gaussian's 2s and 4s (11 of its 25 taps: the first term stays a
   // product) in the bounded copy; the product and the sum in the other.
-  auto count = [&](const std::string& text) {
-    size_t n = 0;
-    for (size_t at = canny.find(text); at != std::string::npos; at = canny.find(text, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("__fmaf_rn(2.0f, formac_in_img[") + count("__fmaf_rn(4.0f, formac_in_img["), 8u * 11u);
-  EXPECT_EQ(count("__fmul_rn(4.0f, formac_in_img["), 8u * 8u);  // the other copy: 8 points, 8 fours
+  EXPECT_EQ(occurrences(canny, "__fmaf_rn(2.0f, formac_in_img[") + occurrences(canny, "__fmaf_rn(4.0f, formac_in_img["),
+            8u * 11u);
+  EXPECT_EQ(occurrences(canny, "__fmul_rn(4.0f, formac_in_img["), 8u * 8u);  // the other copy: 8 points, 8 fours
   EXPECT_NE(canny.find("+ __fmul_rn(4.0f, formac_in_img["), std::string::npos);
   EXPECT_EQ(canny.find("__fmaf_rn(2.0f, tile_"), std::string::npos);
 
@@ -202,13 +205,8 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
 TEST(FusionPlan, CudaBoundedSumsDivideByOddConstantsWithoutGuards) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  auto count = [](const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  };
   std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
-  EXPECT_EQ(count(canny, "= formac_div_odd_finite_f(__fmaf_rn(2.0f, formac_in_img["), 8u);  // the Gaussian / 159
+  EXPECT_EQ(occurrences(canny, "= formac_div_odd_finite_f(__fmaf_rn(2.0f, formac_in_img["), 8u);  // the Gaussian / 159
   EXPECT_NE(canny.find("formac_div_odd_f(((((((((((((((((((((((((__fmul_rn(2.0f, formac_in_img["),
             std::string::npos);  // the plain copy
   std::string taps;
@@ -222,12 +220,32 @@ TEST(FusionPlan, CudaBoundedSumsDivideByOddConstantsWithoutGuards) {
                                                   "return d(w(img:mirror):mirror);\n"),
                       o)
                       .source;
-  EXPECT_EQ(count(f, "(-formac_div_odd_finite_f(((((("), 8u);
-  EXPECT_EQ(count(f, ", 7.0f, 0.142857149f))"), 8u);
+  EXPECT_EQ(occurrences(f, "(-formac_div_odd_finite_f(((((("), 8u);
+  EXPECT_EQ(occurrences(f, ", 7.0f, 0.142857149f))"), 8u);
   EXPECT_NE(f.find("formac_div_odd_f(((((((((((((((((((((__fmul_rn(2.0f, formac_in_img["), std::string::npos);
   EXPECT_NE(f.find(", (-7.0f), (-0.142857149f))"), std::string::npos);
-  EXPECT_EQ(count(f, "formac_div_odd_finite_f((formac_in_img"), 0u);  // b: a square root
+  EXPECT_EQ(occurrences(f, "formac_div_odd_finite_f((formac_in_img"), 0u);  // b: a square root
   EXPECT_NE(f.find(" + __fsqrt_rn(formac_in_img["), std::string::npos);
+}
+
+// A negated literal is a constant in the IR (sema folds it), so negative
+// divisors take the same shortcuts as positive ones: a product by the exact
+// reciprocal, or formac_div_odd_f, also for an int literal made float.
+TEST(FusionPlan, CudaNegatedLiteralDivisorsAreConstants) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  std::string f = codegen::generateCudaKernels(
+                      compileText("neg.idsl", "stencil w(vector#2 float X) {\n"
+                                              "  return X / -2.0f + X@[0,1] / -7 + X@[1,0] / -(3.0f) + X@[1,1] / -6;\n}\n"
+                                              "parameter M, N;\nvector#2 float img[M,N];\nreturn w(img:mirror);\n"),
+                      o)
+                      .source;
+  EXPECT_NE(f.find(", (-0.5f))"), std::string::npos);
+  EXPECT_NE(f.find(", (-7.0f), (-0.142857149f))"), std::string::npos);
+  EXPECT_NE(f.find(", (-3.0f), (-0.333333343f))"), std::string::npos);
+  EXPECT_NE(f.find(", (-6.0f))"), std::string::npos);  // even: __fdiv_rn
+  EXPECT_EQ(f.find("formac_neg_i(7)"), std::string::npos);
+  EXPECT_EQ(f.find("-(2.0f)"), std::string::npos);
 }
 
 // A block is interior when its tile's row and column lie in one folded range
