@@ -1,5 +1,6 @@
 // libFuzzer target for the front end: bytes -> lex -> parse -> buildPipeline
-// -> verify -> generateC (and the --emit printers on the way).
+// -> verify -> generateC and generateCuda, fused and not (and the --emit
+// printers on the way).
 //
 // A UserError is the expected answer to a bad program. Anything else is a
 // finding: an InternalError or other exception escaping (reported by aborting
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "codegen/CodeGen_C.h"
+#include "codegen/CodeGen_CUDA.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "lex/Lexer.h"
@@ -36,10 +38,18 @@ void compileOnce(const formac::SourceFile& src) {
   ir::verify(pipeline);
   (void)ir::printPipeline(pipeline);
   (void)ir::printDot(pipeline);
-  codegen::COptions options;
-  options.kernelName = "fuzz";
-  options.sourcePath = "fuzz.idsl";
-  (void)codegen::generateC(pipeline, options);
+  for (bool fuse : {true, false}) {
+    codegen::COptions c;
+    c.kernelName = "fuzz";
+    c.sourcePath = "fuzz.idsl";
+    c.fuse = fuse;
+    (void)codegen::generateC(pipeline, c);
+    codegen::CudaOptions cuda;
+    cuda.kernelName = "fuzz";
+    cuda.sourcePath = "fuzz.idsl";
+    cuda.fuse = fuse;
+    (void)codegen::generateCuda(pipeline, cuda);
+  }
 }
 
 [[noreturn]] void finding(const char* kind, const char* what) {
