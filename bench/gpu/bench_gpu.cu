@@ -256,10 +256,17 @@ static std::vector<Variant> variants_for(const std::string& p, int M, int N, boo
       v.push_back({"Halide 32x32 tile", true, 0, nullptr,
                    [](DevImages& d) { return halide_canny(32, d.in, g_low, g_high, d.M, d.N, d.out); }});
     }
-    if (have_npp)
+    if (have_npp) {
       v.push_back({"NPP FilterCannyBorder (8u in/out)", true, 0,
                    "n/a: 8-bit, Sobel 3x3 without Gaussian, adds hysteresis",
                    [](DevImages& d) { return npp_canny(d.in8, d.out8, kNppLow, kNppHigh); }});
+      v.push_back({"NPP FilterGaussBorder 5x5 + FilterCannyBorder (8u)", true, 0,
+                   "n/a: 8-bit, NPP's 5x5 Gaussian, adds hysteresis",
+                   [](DevImages& d) { return npp_gauss_canny(d.in8, d.out8, kNppLow, kNppHigh); }});
+      v.push_back({"NPP FilterGaussBorder 5x5 (f32), the first stage alone", false, 0,
+                   "n/a: the Gaussian alone (NPP's 5x5 weights, replicate border)",
+                   [](DevImages& d) { return npp_gauss5(d.in, d.out); }});
+    }
   }
 #ifdef BENCH_EXPERIMENTS
   if (g_experiments) {

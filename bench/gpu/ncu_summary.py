@@ -20,7 +20,9 @@ LAYOUT = [("blur", "formac fused", 1), ("blur", "formac fused, run_async", 1),
           ("harris", "Halide 32x32 tile", 1), ("harris", "NPP FilterHarrisCornersBorder (8u)", 2),
           ("canny", "formac fused", 1), ("canny", "formac fused, run_async", 1),
           ("canny", "formac --no-fuse", 6), ("canny", "Halide 32x8 tile", 1),
-          ("canny", "Halide 32x32 tile", 1), ("canny", "NPP FilterCannyBorder (8u)", 3)]
+          ("canny", "Halide 32x32 tile", 1), ("canny", "NPP FilterCannyBorder (8u)", 3),
+          ("canny", "NPP FilterGaussBorder 5x5 + FilterCannyBorder (8u)", 4),
+          ("canny", "NPP FilterGaussBorder 5x5 (f32) alone", 1)]
 
 lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
 rows = collections.OrderedDict()

@@ -19,6 +19,8 @@ int npp_blur_box(const float* in, float* out);              // FilterBoxBorder 3
 int npp_blur_colrow(const float* in, float* tmp, float* out);  // FilterColumnBorder + FilterRowBorder, 3 taps of 1/3
 int npp_harris(const uint8_t* in, float* out, float k);      // FilterHarrisCornersBorder 8u32f
 int npp_canny(const uint8_t* in, uint8_t* out, int16_t low, int16_t high);  // FilterCannyBorder 8u
+int npp_gauss5(const float* in, float* out);                 // FilterGaussBorder 5x5 f32 (canny's first stage alone)
+int npp_gauss_canny(const uint8_t* in, uint8_t* out, int16_t low, int16_t high);  // FilterGaussBorder 5x5 8u, then FilterCannyBorder 8u
 void npp_peer_fini(void);
 
 // Halide 14 AOT pipelines (peers_halide.cpp). tile_y selects the schedule:

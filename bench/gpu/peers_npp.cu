@@ -12,6 +12,7 @@ static NppStreamContext g_ctx;
 static int g_M, g_N;
 static Npp8u* g_canny_buf;
 static Npp8u* g_harris_buf;
+static Npp8u* g_smooth8;    // the 8-bit Gaussian between npp_gauss_canny's two calls
 static Npp32f* g_kernel3;  // {1/3, 1/3, 1/3} on the device
 static char g_version[64];
 
@@ -55,6 +56,7 @@ extern "C" int npp_peer_init(int M, int N) {
     return -1;
   if (cudaMalloc(&g_canny_buf, canny_bytes > 0 ? canny_bytes : 1) != cudaSuccess) return -1;
   if (cudaMalloc(&g_harris_buf, harris_bytes > 0 ? harris_bytes : 1) != cudaSuccess) return -1;
+  if (cudaMalloc(&g_smooth8, (size_t)M * N) != cudaSuccess) return -1;
   const float k3[3] = {1.0f / 3, 1.0f / 3, 1.0f / 3};
   if (cudaMalloc(&g_kernel3, sizeof k3) != cudaSuccess) return -1;
   cudaMemcpy(g_kernel3, k3, sizeof k3, cudaMemcpyHostToDevice);
@@ -65,7 +67,8 @@ extern "C" void npp_peer_fini(void) {
   cudaFree(g_canny_buf);
   cudaFree(g_harris_buf);
   cudaFree(g_kernel3);
-  g_canny_buf = g_harris_buf = 0;
+  cudaFree(g_smooth8);
+  g_canny_buf = g_harris_buf = g_smooth8 = 0;
   g_kernel3 = 0;
 }
 
@@ -112,6 +115,25 @@ extern "C" int npp_canny(const uint8_t* in, uint8_t* out, int16_t low, int16_t h
                 "FilterCannyBorder_8u_C1R");
 }
 
+extern "C" int npp_gauss5(const float* in, float* out) {
+  NppiSize size = {g_N, g_M};
+  NppiPoint off = {0, 0};
+  const int step = g_N * (int)sizeof(float);
+  return npp_ok(nppiFilterGaussBorder_32f_C1R_Ctx(in, step, size, off, out, step, size, NPP_MASK_SIZE_5_X_5,
+                                                  NPP_BORDER_REPLICATE, g_ctx),
+                "FilterGaussBorder_32f_C1R");
+}
+
+extern "C" int npp_gauss_canny(const uint8_t* in, uint8_t* out, int16_t low, int16_t high) {
+  NppiSize size = {g_N, g_M};
+  NppiPoint off = {0, 0};
+  int r = npp_ok(nppiFilterGaussBorder_8u_C1R_Ctx(in, g_N, size, off, g_smooth8, g_N, size, NPP_MASK_SIZE_5_X_5,
+                                                  NPP_BORDER_REPLICATE, g_ctx),
+                 "FilterGaussBorder_8u_C1R");
+  if (r) return r;
+  return npp_canny(g_smooth8, out, low, high);
+}
+
 #else  // no NPP headers: the peers are missing
 
 extern "C" int npp_peer_init(int, int) { return PEER_MISSING; }
@@ -120,6 +142,8 @@ extern "C" int npp_blur_box(const float*, float*) { return PEER_MISSING; }
 extern "C" int npp_blur_colrow(const float*, float*, float*) { return PEER_MISSING; }
 extern "C" int npp_harris(const uint8_t*, float*, float) { return PEER_MISSING; }
 extern "C" int npp_canny(const uint8_t*, uint8_t*, int16_t, int16_t) { return PEER_MISSING; }
+extern "C" int npp_gauss5(const float*, float*) { return PEER_MISSING; }
+extern "C" int npp_gauss_canny(const uint8_t*, uint8_t*, int16_t, int16_t) { return PEER_MISSING; }
 extern "C" void npp_peer_fini(void) {}
 
 #endif

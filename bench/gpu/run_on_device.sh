@@ -62,7 +62,7 @@ if [ -f "$CUDA/include/npp.h" ] || [ -f "$CUDA/targets/x86_64-linux/include/npp.
     npp_libs=(-lnppif -lnppc)
   else
     echo "== NPP peers failed to compile; building without them. NPP's declarations:" | tee -a "$log"
-    grep -rhE -A4 "nppiFilter(Canny|HarrisCorners)BorderGetBufferSize|NppStatus nppiFilter(Canny|HarrisCorners)Border_|NppStatus nppiFilter(Box|Column|Row)Border_32f_C1R_Ctx" \
+    grep -rhE -A4 "nppiFilter(Canny|HarrisCorners)BorderGetBufferSize|NppStatus nppiFilter(Canny|HarrisCorners)Border_|NppStatus nppiFilter(Box|Column|Row|Gauss)Border_(32f|8u)_C1R_Ctx" \
       "$CUDA/include/" "$CUDA/targets/x86_64-linux/include/" 2>/dev/null | head -80 >> "$log"
     "${NV[@]}" -c "$here/peers_npp.cu" -o "$B/build/peers_npp.o"
   fi

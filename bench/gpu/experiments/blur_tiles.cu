@@ -1,4 +1,4 @@
-// Experiment (bench/gpu/RESULTS.md, "Blur's tile shape"): blur's fused
+// Experiment (bench/gpu/HISTORY.md, "Blur's tile shape"): blur's fused
 // kernel by hand, the tile shape a parameter. To run it beside formac:
 //   cp bench/gpu/experiments/blur_tiles.cu .bench-gpu/exp/ && : > .bench-gpu/exp/blur_tiles.h
 //   cat bench/gpu/experiments/blur_tiles.inc >> .bench-gpu/exp/experiments.inc

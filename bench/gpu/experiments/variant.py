@@ -15,7 +15,7 @@ variant is timed like `run_async` (a bare launch). Options:
 Then list it in OUTDIR/experiments.inc:
     FORMAC_EXPERIMENT(PIPELINE, NAME, "what differs")
 and run EXPERIMENTS=1 bash bench/gpu/run_on_device.sh on the GPU machine.
-Diagnostic only: never in the results table (bench/gpu/RESULTS.md cites its rows).
+Diagnostic only: never in the results table (bench/gpu/HISTORY.md cites its rows).
 """
 import argparse
 import re
