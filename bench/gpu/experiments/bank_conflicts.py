@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Variants of formac's fused canny that locate its shared-memory bank conflicts
+(RESULTS.md, "Shared-memory bank conflicts"). From the generated canny.cu/.h
+(bench/gpu/prepare.sh), through variant.py, into OUTDIR with experiments.inc:
+
+    python3 bench/gpu/experiments/bank_conflicts.py .bench-gpu/gen .bench-gpu/exp
+    EXPERIMENTS=1 bash bench/gpu/run_on_device.sh --only canny   # on the GPU machine
+
+The edits match the code formac generates for bench/gpu/canny.idsl at 024ede1
+(a 32 x 64 tile; the Gaussian sweep 9 row groups of 34 items of 4 x 2 points,
+the gradient sweep 9 of 33); each one fails loudly when the code differs.
+  cref    formac's kernel, timed like the others (the reference of the run)
+  cfewer  WRONG OUTPUT: both sweeps cut to 288 items, same mapping (less work)
+  cwrap   WRONG OUTPUT: 288 items, 32 a row group: no warp straddles two row
+          groups (against cfewer: what the straddling warps' conflicts cost)
+  cthin   WRONG OUTPUT: the thinning reads gx, gy one column left, 8-byte
+          aligned pairs (what its stride-2 scalar loads cost)
+  cskew   exact: the staged image skewed 4 floats a 4-row group, which makes
+          the Gaussian's straddling warps conflict-free
+  cskew3  exact: also smooth skewed 18 a group and gx/gy/mag 26 (the
+          gradient sweep's loads and stores); sizes and offsets moved to fit
+"""
+import os
+import re
+import subprocess
+import sys
+
+VARIANTS = {
+    "cref": "formac's kernel, timed like run_async (reference of this run)",
+    "cfewer": "WRONG OUTPUT: Gaussian and gradient sweeps cut to 288 items (same mapping)",
+    "cwrap": "WRONG OUTPUT: 288 items, 32 a row group (no warp straddles two row groups)",
+    "cthin": "WRONG OUTPUT: thinning reads gx, gy one column left (8-byte aligned pairs)",
+    "cskew": "staged img skewed 4 floats a 4-row group (the Gaussian's straddling warps conflict-free)",
+    "cskew3": "also smooth skewed 18 a group, gx/gy/mag 26 (gradient loads and stores)",
+}
+GAUSS = "i < 306; i += 256) {\n        const int r = (i / 34) * 4, c = (i % 34) * 2;"
+GRAD = "i < 297; i += 256) {\n      const int r = (i / 33) * 4, c = (i % 33) * 2;"
+
+
+def sub(s, old, new, count=None):
+    n = s.count(old)
+    if n == 0 or (count is not None and n != count):
+        raise SystemExit("bank_conflicts.py: %r found %d times: not the code this script edits" % (old[:60], n))
+    return s.replace(old, new)
+
+
+def fewer(s, per_row):
+    s = sub(s, GAUSS, GAUSS.replace("306", "288").replace("34", per_row))
+    return sub(s, GRAD, GRAD.replace("297", "288").replace("33", per_row))
+
+
+def thin(s):
+    a, b = s.index("auto formac_at_edges"), s.index("auto formac_atc_edges")
+    mid = s[a:b]
+    for t in ("gx", "gy"):
+        mid = sub(mid, "tile_%s[(int)((q0) - (t0 - 1)) * 66 + (int)((q1) - (t1 - 1))]" % t,
+                  "tile_%s[(int)((q0) - (t0 - 1)) * 66 + (int)((q1) - (t1))]" % t)
+    return s[:a] + mid + s[b:]
+
+
+def skew_img(s):
+    s = sub(s, "template <typename I, int formac_blocks = 0>",
+            "#define FSK(r) ((r) * 72 + ((r) >> 2) * 4)\n#define FSKS(r) ((r) * 68 + ((r) >> 2) * 18)\n"
+            "#define FSKG(r) ((r) * 66 + ((r) >> 2) * 26)\ntemplate <typename I, int formac_blocks = 0>", 1)
+    s, n = re.subn(r"formac_in_img\[(\(int\)\(\(q0[^()]*\) - \(t0 - 4\)\)) \* 72 \+ ", r"formac_in_img[FSK(\1) + ", s)
+    if n == 0:
+        raise SystemExit("bank_conflicts.py: no staged reads of img")
+    for k in ("formac_cr_img", "(formac_cr_img + 14)", "(formac_cr_img + 28)"):
+        row = k.strip("()")
+        s = sub(s, "formac_in_img + %s * 72 + " % k, "formac_in_img + FSK(%s) + " % row)
+        s = sub(s, "[%s * 18 + formac_cc_img / 4]" % k, "[(FSK(%s) >> 2) + formac_cc_img / 4]" % row)
+    return s
+
+
+def skew_all(s):
+    s = skew_img(s)
+    s = re.sub(r"tile_smooth\[(.+?) \* 68 \+ ", r"tile_smooth[FSKS(\1) + ", s)
+    for t in ("gx", "gy", "mag"):
+        s = re.sub(r"tile_%s\[(.+?) \* 66 \+ " % t, r"tile_%s[FSKG(\1) + " % t, s)
+    # smooth 36 x 68 + 9 x 18 floats; gx, gy, mag 34 x 66 + 9 x 26 each (16-byte aligned)
+    s = sub(s, "formac_smem + 9792)", "formac_smem + 10448)")
+    s = sub(s, "formac_smem + 18768)", "formac_smem + 20368)")
+    s = sub(s, "formac_smem + 27744)", "formac_smem + 30288)")
+    return sub(s, "36720", "40224")
+
+
+EDITS = {"cref": lambda s: s, "cfewer": lambda s: fewer(s, "34"), "cwrap": lambda s: fewer(s, "32"),
+         "cthin": thin, "cskew": skew_img, "cskew3": skew_all}
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    gen, out = sys.argv[1:]
+    os.makedirs(out, exist_ok=True)
+    variant = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variant.py")
+    for name in VARIANTS:
+        subprocess.run([sys.executable, variant, os.path.join(gen, "canny.cu"), os.path.join(gen, "canny.h"),
+                        "canny", name, out], check=True)
+        path = os.path.join(out, name + ".cu")
+        text = open(path).read()
+        open(path, "w").write(EDITS[name](text))
+    with open(os.path.join(out, "experiments.inc"), "w") as f:
+        for name, what in VARIANTS.items():
+            f.write('FORMAC_EXPERIMENT(canny, %s, "%s")\n' % (name, what))
+
+
+if __name__ == "__main__":
+    main()
