@@ -44,6 +44,13 @@ def sub(s, old, new, count=None):
     return s.replace(old, new)
 
 
+def resub(s, pattern, repl):
+    s, n = re.subn(pattern, repl, s)
+    if n == 0:
+        raise SystemExit("bank_conflicts.py: %r matches nothing: not the code this script edits" % pattern[:60])
+    return s
+
+
 def fewer(s, per_row):
     s = sub(s, GAUSS, GAUSS.replace("306", "288").replace("34", per_row))
     return sub(s, GRAD, GRAD.replace("297", "288").replace("33", per_row))
@@ -62,9 +69,7 @@ def skew_img(s):
     s = sub(s, "template <typename I, int formac_blocks = 0>",
             "#define FSK(r) ((r) * 72 + ((r) >> 2) * 4)\n#define FSKS(r) ((r) * 68 + ((r) >> 2) * 18)\n"
             "#define FSKG(r) ((r) * 66 + ((r) >> 2) * 26)\ntemplate <typename I, int formac_blocks = 0>", 1)
-    s, n = re.subn(r"formac_in_img\[(\(int\)\(\(q0[^()]*\) - \(t0 - 4\)\)) \* 72 \+ ", r"formac_in_img[FSK(\1) + ", s)
-    if n == 0:
-        raise SystemExit("bank_conflicts.py: no staged reads of img")
+    s = resub(s, r"formac_in_img\[(\(int\)\(\(q0[^()]*\) - \(t0 - 4\)\)) \* 72 \+ ", r"formac_in_img[FSK(\1) + ")
     for k in ("formac_cr_img", "(formac_cr_img + 14)", "(formac_cr_img + 28)"):
         row = k.strip("()")
         s = sub(s, "formac_in_img + %s * 72 + " % k, "formac_in_img + FSK(%s) + " % row)
@@ -74,9 +79,9 @@ def skew_img(s):
 
 def skew_all(s):
     s = skew_img(s)
-    s = re.sub(r"tile_smooth\[(.+?) \* 68 \+ ", r"tile_smooth[FSKS(\1) + ", s)
+    s = resub(s, r"tile_smooth\[(.+?) \* 68 \+ ", r"tile_smooth[FSKS(\1) + ")
     for t in ("gx", "gy", "mag"):
-        s = re.sub(r"tile_%s\[(.+?) \* 66 \+ " % t, r"tile_%s[FSKG(\1) + " % t, s)
+        s = resub(s, r"tile_%s\[(.+?) \* 66 \+ " % t, r"tile_%s[FSKG(\1) + " % t)
     # smooth 36 x 68 + 9 x 18 floats; gx, gy, mag 34 x 66 + 9 x 26 each (16-byte aligned)
     s = sub(s, "formac_smem + 9792)", "formac_smem + 10448)")
     s = sub(s, "formac_smem + 18768)", "formac_smem + 20368)")
