@@ -93,22 +93,23 @@ EDITS = {"cref": lambda s: s, "cfewer": lambda s: fewer(s, "34"), "cwrap": lambd
          "cthin": thin, "cskew": skew_img, "cskew3": skew_all}
 
 
-def main():
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    gen, out = sys.argv[1:]
+def write_variants(argv, doc, variants, edits):
+    """variant.py for each name of VARIANTS, then its edit; and OUTDIR/experiments.inc."""
+    if len(argv) != 3:
+        raise SystemExit(doc)
+    gen, out = argv[1:]
     os.makedirs(out, exist_ok=True)
     variant = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variant.py")
-    for name in VARIANTS:
+    for name in variants:
         subprocess.run([sys.executable, variant, os.path.join(gen, "canny.cu"), os.path.join(gen, "canny.h"),
                         "canny", name, out], check=True)
         path = os.path.join(out, name + ".cu")
         text = open(path).read()
-        open(path, "w").write(EDITS[name](text))
+        open(path, "w").write(edits[name](text))
     with open(os.path.join(out, "experiments.inc"), "w") as f:
-        for name, what in VARIANTS.items():
+        for name, what in variants.items():
             f.write('FORMAC_EXPERIMENT(canny, %s, "%s")\n' % (name, what))
 
 
 if __name__ == "__main__":
-    main()
+    write_variants(sys.argv, __doc__, VARIANTS, EDITS)

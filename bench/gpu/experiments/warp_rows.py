@@ -17,11 +17,9 @@ W - 32 a group: the same items, the same code for each, other threads.
   wwarp76 also the staged image 76 floats a row instead of 72, so that the
           left-over items of successive row groups fall on other banks
 """
-import os
-import subprocess
 import sys
 
-from bank_conflicts import resub, sub
+from bank_conflicts import resub, sub, write_variants
 
 VARIANTS = {
     "wref": "formac's kernel, timed like run_async (reference of this run)",
@@ -63,22 +61,5 @@ def five(s):
 EDITS = {"wref": lambda s: s, "wwarp": warp_rows, "wwarp5": five, "wwarp76": stride76}
 
 
-def main():
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    gen, out = sys.argv[1:]
-    os.makedirs(out, exist_ok=True)
-    variant = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variant.py")
-    for name in VARIANTS:
-        subprocess.run([sys.executable, variant, os.path.join(gen, "canny.cu"), os.path.join(gen, "canny.h"),
-                        "canny", name, out], check=True)
-        path = os.path.join(out, name + ".cu")
-        text = open(path).read()
-        open(path, "w").write(EDITS[name](text))
-    with open(os.path.join(out, "experiments.inc"), "w") as f:
-        for name, what in VARIANTS.items():
-            f.write('FORMAC_EXPERIMENT(canny, %s, "%s")\n' % (name, what))
-
-
 if __name__ == "__main__":
-    main()
+    write_variants(sys.argv, __doc__, VARIANTS, EDITS)
