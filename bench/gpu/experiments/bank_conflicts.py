@@ -19,6 +19,10 @@ the gradient sweep 9 of 33); each one fails loudly when the code differs.
           the Gaussian's straddling warps conflict-free
   cskew3  exact: also smooth skewed 18 a group and gx/gy/mag 26 (the
           gradient sweep's loads and stores); sizes and offsets moved to fit
+  cskewr  exact: cskew with the sweep's group offset written from its r (a
+          multiple of 4): (r >> 2) * 4 once an item, the rest constant
+  cskewb  exact: cskew with each of the sweep's reads at a base computed once an
+          item, r * 72 + (r >> 2) * 4, plus a constant the script folds
 """
 import os
 import re
@@ -32,6 +36,8 @@ VARIANTS = {
     "cthin": "WRONG OUTPUT: thinning reads gx, gy one column left (8-byte aligned pairs)",
     "cskew": "staged img skewed 4 floats a 4-row group (the Gaussian's straddling warps conflict-free)",
     "cskew3": "also smooth skewed 18 a group, gx/gy/mag 26 (gradient loads and stores)",
+    "cskewr": "cskew, the sweep's group offset from its r: (r >> 2) * 4 + a constant",
+    "cskewb": "cskew, the sweep's reads at an item base plus folded constants",
 }
 GAUSS = "i < 306; i += 256) {\n        const int r = (i / 34) * 4, c = (i % 34) * 2;"
 GRAD = "i < 297; i += 256) {\n      const int r = (i / 33) * 4, c = (i % 33) * 2;"
@@ -89,8 +95,39 @@ def skew_all(s):
     return sub(s, "36720", "40224")
 
 
+def skew_img_r(s):
+    s = skew_img(s)
+    s = sub(s, "#define FSK(r) ", "#define FSKR(x) ((x) * 72 + ((r >> 2) + (((x) - r) >> 2)) * 4)\n#define FSK(r) ", 1)
+    return resub(s, r"formac_in_img\[FSK\(\(int\)\(\(q0", "formac_in_img[FSKR((int)((q0")
+
+
+def skew_img_base(s):
+    """The staged sweep's reads at formac_skb (its row group's start, once an item)
+    plus a constant: row r + K of the staged image, K = k + d + 2 for point k's
+    tap d (its q0 is (t0 - 2) + r + k; the staged tile starts at t0 - 4)."""
+    s = skew_img(s)
+    s = sub(s, "const int r = (i / 34) * 4, c = (i % 34) * 2;",
+            "const int r = (i / 34) * 4, c = (i % 34) * 2;\n        const int formac_skb = r * 72 + (r >> 2) * 4;")
+    out, k = [], None
+    for line in s.split("\n"):
+        m = re.search(r"const I q0 = \(t0 - 2\) \+ r \+ (\d+);", line)
+        if m:
+            k = int(m.group(1))
+
+        def base(mm):
+            d = int(mm.group(2) or 0) * (-1 if mm.group(1) == "-" else 1)
+            row = k + d + 2
+            return "formac_in_img[formac_skb + %d + " % (row * 72 + (row >> 2) * 4)
+        out.append(re.sub(r"formac_in_img\[FSK\(\(int\)\(\(q0(?: ([+-]) (\d+))?\) - \(t0 - 4\)\)\) \+ ", base, line))
+    s = "\n".join(out)
+    if "FSK((int)((q0" in s:
+        raise SystemExit("bank_conflicts.py: a staged read outside the sweep")
+    return s
+
+
 EDITS = {"cref": lambda s: s, "cfewer": lambda s: fewer(s, "34"), "cwrap": lambda s: fewer(s, "32"),
-         "cthin": thin, "cskew": skew_img, "cskew3": skew_all}
+         "cthin": thin, "cskew": skew_img, "cskew3": skew_all,
+         "cskewr": skew_img_r, "cskewb": skew_img_base}
 
 
 def write_variants(argv, doc, variants, edits):
