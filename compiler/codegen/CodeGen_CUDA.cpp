@@ -248,7 +248,7 @@ class CudaGen {
     std::string t = "      ";
     if (tight)
       for (int b : kTightBlocks)
-        t += "if (int_index && ws->tight_" + kernel + " == " + std::to_string(b) + ") " + call(tightForm(b)) +
+        t += "if (int_index && ws->formac_tight_" + kernel + " == " + std::to_string(b) + ") " + call(tightForm(b)) +
              "      else ";
     return t + "if (int_index) " + call("int") + "      else " + call("long long") +
            "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
@@ -384,7 +384,7 @@ class CudaGen {
   static std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
 
   // In create(): each heavy fused kernel runs its form for the most resident
-  // blocks that ptxas kept (nearly) free of local memory (ws->tight_K: those
+  // blocks that ptxas kept (nearly) free of local memory (ws->formac_tight_K: those
   // blocks, 0 for none).
   std::string tightForms() const {
     std::string t;
@@ -396,7 +396,7 @@ class CudaGen {
       for (int b : kTightBlocks)
         chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + fusedName(g) +
                  "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " +
-                 std::to_string(kTightLocalBytes) + ") ws->tight_" + fusedName(g) + " = " + std::to_string(b) + ";\n";
+                 std::to_string(kTightLocalBytes) + ") ws->formac_tight_" + fusedName(g) + " = " + std::to_string(b) + ";\n";
       t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") with at most " +
                std::to_string(kTightLocalBytes) + " bytes of local memory a thread (spills, stack) */\n"
            "    cudaFuncAttributes a;\n" + chain +
@@ -457,14 +457,14 @@ class CudaGen {
     for (const auto& prm : n_.param) os << "  long long " << prm << ";\n";
     std::vector<std::pair<std::string, const ir::Stage*>> buffers;  // member name, stage
     for (const auto& s : p_.stages) {
-      if (s.kind == ir::Stage::Input) buffers.push_back({"in_" + name(s.id), &s});
+      if (s.kind == ir::Stage::Input) buffers.push_back({"formac_in_" + name(s.id), &s});
       else if (!passes::isFusedMember(groups_, s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
-      buffers.push_back({"out_" + outputName(p_, i), &stage(p_.outputs[i])});
+      buffers.push_back({"formac_out_" + outputName(p_, i), &stage(p_.outputs[i])});
     for (const auto& b : buffers) os << "  " << cType(b.second->type) << "* " << b.first << ";\n";
     for (const auto& g : groups_)
-      if (hasTightForm(g)) os << "  int tight_" << fusedName(g) << ";  /* blocks per SM of the <int, blocks> form it runs (0: <int>) */\n";
+      if (hasTightForm(g)) os << "  int formac_tight_" << fusedName(g) << ";  /* blocks per SM of the <int, blocks> form it runs (0: <int>) */\n";
     os << "  int unused;\n};\n\n";
 
     os << "extern \"C\" void " << K() << "_destroy(" << W << "* ws) {\n  if (!ws) return;\n";
@@ -533,7 +533,7 @@ class CudaGen {
       const ir::Stage& s = stage(p_.outputs[i]);
       if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]))
         os << "  /* The caller's buffer: the points no stage computes are 0. */\n"
-           << "  if (d_" << on << " != ws->out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
+           << "  if (d_" << on << " != ws->formac_out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
            << bytesOf(s) << ", stream), return 1);\n";
     }
     os << "  const int int_index = " << smallIndexCondition() << ";\n";
@@ -566,21 +566,21 @@ class CudaGen {
       std::string nm = name(in.index);
       os << "  const " << cType(s.type) << "* d_" << nm << " = " << nm << ";\n"
          << "  if (!formac_is_device_pointer(" << nm << ")) {\n"
-         << "    FORMAC_CUDA_CHECK(cudaMemcpy(ws->in_" << nm << ", " << nm << ", " << bytesOf(s)
+         << "    FORMAC_CUDA_CHECK(cudaMemcpy(ws->formac_in_" << nm << ", " << nm << ", " << bytesOf(s)
          << ", cudaMemcpyHostToDevice), return 1);\n"
-         << "    d_" << nm << " = ws->in_" << nm << ";\n  }\n";
+         << "    d_" << nm << " = ws->formac_in_" << nm << ";\n  }\n";
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
       const ir::Stage& s = stage(p_.outputs[i]);
-      os << "  const int " << on << "_on_device = formac_is_device_pointer(" << on << ");\n"
-         << "  " << cType(s.type) << "* d_" << on << " = " << on << "_on_device ? " << on
-         << " : ws->out_" << on << ";\n";
+      os << "  const int formac_" << on << "_on_device = formac_is_device_pointer(" << on << ");\n"
+         << "  " << cType(s.type) << "* d_" << on << " = formac_" << on << "_on_device ? " << on
+         << " : ws->formac_out_" << on << ";\n";
     }
     os << "  if (" << K() << "_enqueue(ws, 0" << a.fromRun << ")) return 1;\n";
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
-      os << "  if (!" << on << "_on_device)\n"
+      os << "  if (!formac_" << on << "_on_device)\n"
          << "    FORMAC_CUDA_CHECK(cudaMemcpy(" << on << ", d_" << on << ", " << bytesOf(stage(p_.outputs[i]))
          << ", cudaMemcpyDeviceToHost), return 1);\n";
     }

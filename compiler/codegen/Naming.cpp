@@ -1,6 +1,7 @@
 #include "codegen/Naming.h"
 
 #include <cctype>
+#include <regex>
 #include <set>
 
 #include "codegen/ExprPrinter.h"
@@ -16,7 +17,17 @@ const std::set<std::string>& reserved() {
       "typedef", "union", "unsigned", "void", "volatile", "while", "output", "ws", "main",
       "abs", "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "atan", "atan2", "fabs", "floor",
       "ceil", "round", "min", "max", "memset", "memcpy", "malloc", "calloc", "free", "size_t",
-      "class", "new", "delete", "template", "this", "bool", "true", "false", "namespace",
+      // C++ (the CUDA file is C++): its keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t",
+      "char16_t", "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+      "const_cast", "consteval", "constexpr", "constinit", "decltype", "delete", "dynamic_cast",
+      "explicit", "export", "false", "friend", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+      "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+      "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+      "xor", "xor_eq", "bool", "std",
+      // CUDA's built-in variables and types the kernels use
+      "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize",
       // What the generated code calls or declares next to the names given here:
       // the C library, the float math functions, the entry point's locals and
       // the workspace's members.
@@ -26,7 +37,8 @@ const std::set<std::string>& reserved() {
       "border_end", "period", "scratch", "scratch_stride", "nthreads",
       // locals of the fused loops (FusedTiles_C) and the CUDA kernels and run()
       "a", "b", "v", "z", "i", "t0", "t1", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
-      "row", "rest", "outer_count", "checked_end", "fast_end", "end", "tid", "nx", "ny", "nz",
+      "row", "rest", "outer_count", "checked_end", "fast_end", "fast_row", "fast_start", "end",
+      "tid", "nx", "ny", "nz",
       "grid", "block", "rows", "cols", "w", "h", "budget", "dim3", "r", "c", "int_index", "device",
       "shared_optin", "stream",
       // the CUDA kernels' index type
@@ -79,14 +91,18 @@ bool digitsFrom(const std::string& s, size_t at) {
 }
 
 // Names in the generated code's own namespaces: helpers and macros
-// (formac_*, FORMAC_*), implementation names (__*), OpenMP (omp_*), the
+// (formac_*, FORMAC_*), implementation names (__*), OpenMP (omp_*), the CUDA
+// runtime (cuda*, CUDA*) and CUDA's vector types (float4, int2 ...), the
 // kernel's functions (K_*), stencil locals (v_*), and the loop indices and
 // bounds of a loop nest (q0, lo0, hi0, fast_lo0, fast_hi0) and the outputs
 // (output0, output1, ...).
 bool inGeneratedNamespace(const std::string& name, const std::string& kernelName) {
   if (isHeaderMacro(name)) return true;
-  for (const char* prefix : {"formac_", "FORMAC_", "__", "omp_", "v_", "tile_", "d_", "bytes"})
+  for (const char* prefix : {"formac_", "FORMAC_", "__", "omp_", "v_", "tile_", "d_", "bytes", "cuda", "CUDA"})
     if (name.rfind(prefix, 0) == 0) return true;
+  // CUDA's vector types: float4, int2, uchar4, longlong2, double3 ...
+  static const std::regex vectorType("(u?(char|short|int|long|longlong)|float|double)[1-4]");
+  if (std::regex_match(name, vectorType)) return true;
   if (name.rfind(kernelName + "_", 0) == 0) return true;
   for (const char* stem : {"q", "lo", "hi", "fast_lo", "fast_hi", "output", "tile_rows", "tile_cols"}) {
     std::string st = stem;

@@ -162,7 +162,8 @@ class Gen:
                'long', 'char', 'unsigned', 'restrict', 'NULL', 'exp', 'sqrt', 'min', 'formac_ftoi',
                'formac_zadd_f', 'v_t0', 'a_s1', 'k_fused1', 'FORMAC_HELPER', 'omp_get_thread_num', 'E',
                'INFINITY', 'NAN', 'tile_s1', 'memset', 'free', 'abs', 'errno', 'I', 'stream', 'M_PI',
-               'EOF', '_SC_LEVEL2_CACHE_SIZE', 'RAND_MAX', 'INT_MAX', 'FLT_MAX', 'HUGE_VAL', 'FP_NAN']
+               'EOF', '_SC_LEVEL2_CACHE_SIZE', 'RAND_MAX', 'INT_MAX', 'FLT_MAX', 'HUGE_VAL', 'FP_NAN',
+               'fast_start', 'blockIdx', 'threadIdx', 'float4', 'cudaMalloc', 'typename', 'asm', 'std']
 
     def fresh(self, stem):
         if self.chance(0.06):
