@@ -10,9 +10,9 @@ scalars, parameters, stencils and stencil locals: the output must still compile.
    q0, ...; see codegen/Naming.cpp): helper and loop locals, the names derived
    from the user's (in_X, X_r0, a_X), the C library's, C++'s and CUDA's.
 2. Gives those identifiers, a batch at a time, to the templates' user names
-   (rotated until each has taken every place; --quick: one place, and no
-   derived names) and compiles the output of --lang, fused and unfused: C with
-   cc -Werror, CUDA with nvcc -arch=sm_90. formac may refuse a name (a Forma
+   (rotated until each has taken every place; --quick: one place, no derived
+   names, the fused output only) and compiles the output of --lang, fused and
+   unfused: C with cc -Werror -fsyntax-only, CUDA with nvcc -arch=sm_90 -c. formac may refuse a name (a Forma
    keyword) with a diagnostic; it must never print code that does not compile.
 A failing batch is split until the failing names are found. Exit status 1 when
 some name breaks the generated code; the failures are listed with their logs.
@@ -137,7 +137,7 @@ class Checker:
         src = os.path.join(self.o.work, name + (".c" if emit == "c" else ".cu"))
         open(src, "w").write(code)
         if emit == "c":
-            cmd = [self.o.cc, "-std=c99", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-c", src, "-o", src + ".o"]
+            cmd = [self.o.cc, "-std=c99", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", src]
         else:
             cmd = [self.o.nvcc, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c", src, "-o", src + ".o"]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -151,7 +151,8 @@ class Checker:
         path = os.path.join(self.o.work, tag + ".idsl")
         program = fill(template, names)
         open(path, "w").write(program)
-        for emit, flags in OUTPUTS[self.o.lang]:
+        outputs = OUTPUTS[self.o.lang][:1] if self.o.quick else OUTPUTS[self.o.lang]
+        for emit, flags in outputs:
             r = self.formac(path, emit, flags)
             if r.returncode == 1 and "error:" in r.stderr:
                 return "rejected", r.stderr
@@ -232,7 +233,7 @@ def main():
     ap.add_argument("--lang", choices=("c", "cuda"), default="c",
                     help="compile the C output (cc) or the CUDA output (nvcc -arch=sm_90)")
     ap.add_argument("--quick", action="store_true",
-                    help="one place a name, and no derived names (default: every place)")
+                    help="one place a name, no derived names, the fused output only (default: every place, fused and unfused)")
     ap.add_argument("--jobs", type=int, default=2)
     o = ap.parse_args()
     c = Checker(o)
