@@ -86,8 +86,9 @@ return {S2}({N3}:clamped);
 """,
 ]
 NEUTRAL = "nm"
-# The generated code's own namespaces (codegen/Naming.cpp, inGeneratedNamespace):
-# a user name there is renamed before it is printed, so it is no test.
+# The generated code's oldest namespaces (codegen/Naming.cpp, inGeneratedNamespace):
+# a user name there is renamed before it is printed, so it is no test. The newer
+# ones (cuda*, float4 ...) stay among the candidates, which tests their renaming.
 GENERATED = re.compile(r"^(formac_|FORMAC_|__|omp_|v_|tile_|d_|bytes|kk_)|^kk$|"
                        r"^(q|lo|hi|fast_lo|fast_hi|output|tile_rows|tile_cols)\d+$|^nm\d+$")
 OUTPUTS = {"c": [("c", []), ("c", ["--no-fuse"])], "cuda": [("cuda", []), ("cuda", ["--no-fuse"])]}
@@ -196,7 +197,8 @@ class Checker:
                     jobs.append((t, keys, order[i:i + len(keys)]))
             if self.o.quick:
                 continue
-            # One place of each kind printed in a function's or the workspace's scope.
+            # A parameter's place (the workspace's members, every function's
+            # arguments) and a stage's (the row functions, the kernels).
             for n in derived:
                 for k in ("P0", "N2"):
                     jobs.append((t, [k], [n]))
@@ -241,7 +243,7 @@ def main():
     print("check_names: %d names from the generated code, %d programs, their %s compiled" % (
         len(cands), next(c.counter) - 1, "C" if o.lang == "c" else "CUDA"))
     seen = set()
-    for name, key, log in failures:
+    for name, key in sorted({(name, key) for name, key, _ in failures}):
         print("FAIL %s as %s" % (name, key))
     for name, key, log in failures:
         if name not in seen:
