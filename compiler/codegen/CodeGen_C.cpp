@@ -8,22 +8,17 @@
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "codegen/StageFacts.h"
-#include "eval/Evaluator.h"
 #include "ir/Edges.h"
-#include "passes/FusionPlan.h"
+#include "passes/Lower.h"
 
 namespace formac::codegen {
 namespace {
 
 class CGen {
  public:
-  CGen(const ir::Pipeline& p, const COptions& o) : p_(p), o_(o), n_(assignNames(p, o.kernelName)) {
-    passes::FusionOptions fo;
-    fo.fuse = o.fuse;
-    fo.onChipBudget = 1LL << 40;  // tiles are sized at run time for the cache
-    fo.preferredTile = {64, 512};
-    groups_ = passes::planFusion(p, fo);
-  }
+  CGen(const passes::LoweredPipeline& l, const COptions& o)
+      : p_(l.pipeline), o_(o), openmp_(l.target.openmp), n_(assignNames(p_, o.kernelName)),
+        groups_(l.groups) {}
 
   GeneratedC run() {
     GeneratedC g;
@@ -148,7 +143,7 @@ class CGen {
     f.pipeline = &p_;
     f.names = &n_;
     f.group = &groups_[i];
-    f.openmp = o_.openmp;
+    f.openmp = openmp_;
     f.functionName = K() + "_fused" + std::to_string(groups_[i].sink) + "_" +
                      n_.stage[static_cast<size_t>(groups_[i].sink)];
     std::vector<int> stages;
@@ -204,7 +199,7 @@ class CGen {
       lo.stage = &s;
       lo.piece = &s.pieces[i];
       lo.names = &n_;
-      lo.openmp = o_.openmp;
+      lo.openmp = openmp_;
       lo.indent = 1;
       lo.hoistBranchReads = [](int) { return true; };
       os << emitPieceLoops(lo);
@@ -351,18 +346,20 @@ class CGen {
 
   const ir::Pipeline& p_;
   const COptions& o_;
+  bool openmp_;
   Names n_;
-  std::vector<passes::FusionGroup> groups_;
+  const std::vector<passes::FusionGroup>& groups_;
 };
 
 }  // namespace
 
+GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
+  FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
+  return CGen(l, options).run();
+}
+
 GeneratedC generateC(const ir::Pipeline& p, const COptions& options) {
-  // Constant subexpressions are computed here, as the evaluator computes
-  // them, rather than by the C compiler (eval::foldConstants).
-  ir::Pipeline folded = p;
-  eval::foldConstants(folded);
-  return CGen(folded, options).run();
+  return printC(passes::lower(p, passes::Target::c(options.fuse, options.openmp)), options);
 }
 
 }  // namespace formac::codegen

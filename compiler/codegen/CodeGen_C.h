@@ -12,12 +12,15 @@
 #include <string>
 
 #include "ir/Pipeline.h"
+#include "passes/Lower.h"
 
 namespace formac::codegen {
 
 struct COptions {
   std::string kernelName;
   std::string sourcePath;   // for comments
+  // The target generateC lowers for (passes::Target::c); printC takes the
+  // lowered pipeline's target instead.
   bool openmp = true;
   bool fuse = true;  // cache-tiled fusion of stencil chains (FusedTiles_C.h)
 };
@@ -27,6 +30,10 @@ struct GeneratedC {
   std::string header;  // the .h file
 };
 
+// Prints a pipeline lowered for the C target (passes::lower); decides nothing.
+GeneratedC printC(const passes::LoweredPipeline& lowered, const COptions& options);
+
+// Lowers `p` for passes::Target::c(options.fuse, options.openmp) and prints it.
 GeneratedC generateC(const ir::Pipeline& p, const COptions& options);
 
 }  // namespace formac::codegen

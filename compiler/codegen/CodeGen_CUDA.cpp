@@ -12,33 +12,21 @@
 #include "codegen/Naming.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
-#include "passes/FusionPlan.h"
+#include "passes/Lower.h"
 
 namespace formac::codegen {
 namespace {
 
 constexpr int kThreads = kCudaThreads;
 // Blocks within this much shared memory need no opt-in and leave room for
-// several blocks per SM; larger tiles are halved down to it where the halo
-// allows, and beyond it the kernel asks for the device's opt-in maximum.
-constexpr long long kDefaultSharedBytes = 48 * 1024;
-constexpr long long kHopperSharedBytes = 227 * 1024;
+// several blocks per SM (plan-fusion halves larger tiles down to it where the
+// halo allows); beyond it the kernel asks for the device's opt-in maximum.
+constexpr long long kDefaultSharedBytes = passes::kCudaDefaultSharedBytes;
 
 class CudaGen {
  public:
-  CudaGen(const ir::Pipeline& p, const CudaOptions& o)
-      : p_(p), o_(o), n_(assignNames(p, o.kernelName)) {
-    // Stages join a group while their tiles fit Hopper's opt-in shared
-    // memory at 32 x 64 (rows x columns); the tile is then halved down to the
-    // default 48 KB where the halo allows (the host checks the device's limit).
-    passes::FusionOptions fo;
-    fo.fuse = o.fuse;
-    fo.preferredTile = {32, 64};
-    fo.onChipBudget = kHopperSharedBytes;
-    fo.shrinkTo = kDefaultSharedBytes;
-    fo.inlineCheap = true;
-    groups_ = passes::planFusion(p, fo);
-  }
+  CudaGen(const passes::LoweredPipeline& l, const CudaOptions& o)
+      : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups) {}
 
   GeneratedCuda run() {
     GeneratedCuda g;
@@ -611,17 +599,27 @@ class CudaGen {
   const ir::Pipeline& p_;
   const CudaOptions& o_;
   Names n_;
-  std::vector<passes::FusionGroup> groups_;
+  const std::vector<passes::FusionGroup>& groups_;
 };
 
 }  // namespace
 
+GeneratedCuda printCuda(const passes::LoweredPipeline& l, const CudaOptions& options) {
+  FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCuda needs a pipeline lowered for CUDA");
+  return CudaGen(l, options).run();
+}
+
+CudaKernels printCudaKernels(const passes::LoweredPipeline& l, const CudaOptions& options) {
+  FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCudaKernels needs a pipeline lowered for CUDA");
+  return CudaGen(l, options).kernelsOnly();
+}
+
 GeneratedCuda generateCuda(const ir::Pipeline& p, const CudaOptions& options) {
-  return CudaGen(p, options).run();
+  return printCuda(passes::lower(p, passes::Target::cuda(options.fuse)), options);
 }
 
 CudaKernels generateCudaKernels(const ir::Pipeline& p, const CudaOptions& options) {
-  return CudaGen(p, options).kernelsOnly();
+  return printCudaKernels(passes::lower(p, passes::Target::cuda(options.fuse)), options);
 }
 
 }  // namespace formac::codegen

@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "ir/Pipeline.h"
+#include "passes/Lower.h"
 
 namespace formac::codegen {
 
 struct CudaOptions {
   std::string kernelName;
   std::string sourcePath;
-  bool fuse = true;
+  bool fuse = true;  // the target generateCuda lowers for (passes::Target::cuda)
 };
 
 struct GeneratedCuda {
@@ -24,6 +25,10 @@ struct GeneratedCuda {
   std::string header;  // the .h file
 };
 
+// Prints a pipeline lowered for the CUDA target (passes::lower); decides nothing.
+GeneratedCuda printCuda(const passes::LoweredPipeline& lowered, const CudaOptions& options);
+
+// Lowers `p` for passes::Target::cuda(options.fuse) and prints it.
 GeneratedCuda generateCuda(const ir::Pipeline& p, const CudaOptions& options);
 
 // The kernels alone and how to launch them, for hosts that run them through
@@ -66,6 +71,7 @@ struct CudaKernels {
   static constexpr long long kIntIndexLimit = 2147483647LL - (1LL << 24);
 };
 
+CudaKernels printCudaKernels(const passes::LoweredPipeline& lowered, const CudaOptions& options);
 CudaKernels generateCudaKernels(const ir::Pipeline& p, const CudaOptions& options);
 
 }  // namespace formac::codegen

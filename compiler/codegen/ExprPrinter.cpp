@@ -329,268 +329,172 @@ std::string cLiteral(const Expr& e) {
   return e.floatValue < 0 || std::signbit(e.floatValue) ? "(" + s + ")" : s;
 }
 
+namespace {
+
+// Prints into one string, children in place: a deep expression (a sum of
+// 200,000 terms) costs time linear in its text, where returning each
+// child's text and concatenating copies it once per level above.
+class CExprPrinter {
+ public:
+  CExprPrinter(const ExprContext& ctx, std::string& out) : ctx_(ctx), out_(out) {}
+
+  void print(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Const: out_ += cLiteral(e); return;
+      case Expr::ImageRead:
+      case Expr::IndexRead: out_ += printRead(e, ctx_); return;
+      case Expr::ScalarIn: out_ += ctx_.scalar(e.scalar); return;
+      case Expr::Local: out_ += ctx_.lets.at(static_cast<size_t>(e.local)); return;
+      case Expr::Unary:
+        if (e.unOp == ir::UnOp::Not) return text("(!", condition(*e.args[0], ctx_), ")");
+        return call(wraps(e) ? "formac_neg_i(" : "(-", e, ")");
+      case Expr::Binary: return binary(e);
+      case Expr::Select:
+        out_ += "(" + condition(*e.args[0], ctx_) + " ? ";
+        return call("", e, " : ", ")", 1);
+      case Expr::Call: {
+        std::vector<std::string> a;
+        for (const auto& x : e.args) a.push_back(printCExpr(*x, ctx_));
+        out_ += mathCall(e, a, ctx_.cuda);
+        return;
+      }
+      case Expr::Cast:
+        // Floating -> integer as the evaluator does it, x86's conversion
+        // (ir/Types.h floatingToInteger): C leaves values outside the target
+        // type undefined, and gcc folds constants (-2.0 to unsigned char is 0
+        // folded, 254 at run time); CUDA's own conversion saturates. The
+        // helpers (helperPrelude) go through int, from
+        // which the narrowing keeps the low bits.
+        out_ += "((" + cType(e.type) + ")";
+        if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
+          bool f = !ctx_.cuda && e.args[0]->type.scalar == ScalarKind::Float;
+          return call(f ? "formac_ftoi_f(" : "formac_ftoi(", e, "))");
+        }
+        return call("", e, ")");
+      case Expr::Field:
+        return call("", e, "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name);
+      case Expr::MakeStruct: {
+        std::vector<std::string> fields;
+        for (const auto& x : e.args) fields.push_back(printCExpr(*x, ctx_));
+        out_ += structValue(e.type, fields, ctx_.cuda);
+        return;
+      }
+    }
+    out_ += "?";
+  }
+
+ private:
+  void text(const std::string& a, const std::string& b, const std::string& c) { out_ += a, out_ += b, out_ += c; }
+
+  // open, then the arguments from `first` on separated by `sep`, then close.
+  void call(const std::string& open, const Expr& e, const std::string& sep, const std::string& close,
+            size_t first = 0) {
+    out_ += open;
+    for (size_t i = first; i < e.args.size(); ++i) {
+      if (i > first) out_ += sep;
+      print(*e.args[i]);
+    }
+    out_ += close;
+  }
+  void call(const std::string& open, const Expr& e, const std::string& close) { call(open, e, ", ", close); }
+
+  void binary(const Expr& e) {
+    bool floating = isFloating(e.type.scalar);
+    bool addSub = e.binOp == BinOp::Add || e.binOp == BinOp::Sub;
+    if (!floating && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
+      return call(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(", e, ")");
+    if (ctx_.cuda && floating && addSub) {
+      // s + c * x with c * x exact (scaledBoundedRead) rounds once either
+      // way: one fma. The right operand first: a running sum's new term.
+      for (size_t i : {size_t(1), size_t(0)}) {
+        const Expr* c = nullptr;
+        const Expr* x = scaledBoundedRead(*e.args[i], ctx_, &c);
+        if (!x) continue;
+        Expr k = *c;
+        if (e.binOp == BinOp::Sub && i == 1) k.floatValue = -k.floatValue;  // s - c * x
+        bool negated = e.binOp == BinOp::Sub && i == 0;                     // c * x - s
+        out_ += std::string(e.type.scalar == ScalarKind::Float ? "__fmaf_rn(" : "__fma_rn(") + cLiteral(k) + ", ";
+        print(*x);
+        out_ += negated ? ", (-" : ", ";
+        print(*e.args[1 - i]);
+        out_ += negated ? "))" : ")";
+        return;
+      }
+    }
+    if (ctx_.cuda && floating && (e.binOp == BinOp::Mul || e.binOp == BinOp::Div)) {
+      bool f = e.type.scalar == ScalarKind::Float;
+      // x / 2^k is exactly x * 2^-k (the same real value, so the same
+      // rounding): a multiply instead of the division's iteration.
+      double recip;
+      if (e.binOp == BinOp::Div && exactReciprocal(*e.args[1], f, &recip)) {
+        Expr c = *e.args[1];
+        c.kind = Expr::Const;
+        c.type = e.type;
+        c.floatValue = recip;
+        out_ += f ? "__fmul_rn(" : "__dmul_rn(";
+        print(*e.args[0]);
+        return text(", ", cLiteral(c), ")");
+      }
+      if (const Expr* divisor = e.binOp == BinOp::Div ? oddIntegerDivisor(*e.args[1]) : nullptr) {
+        // A finite x: formac_div_odd_finite_f, for c > 0 (x / -c is -(x / c)).
+        const bool finite = magnitudeBound(*e.args[0], ctx_) < std::ldexp(1.0, 127);
+        Expr c = *divisor, r = *divisor;
+        if (finite) c.floatValue = std::fabs(c.floatValue);
+        r.floatValue = 1.0f / static_cast<float>(c.floatValue);  // RN(1/c) in float
+        bool negated = finite && divisor->floatValue < 0;
+        out_ += negated ? "(-" : "";
+        out_ += finite ? "formac_div_odd_finite_f(" : "formac_div_odd_f(";
+        print(*e.args[0]);
+        return text(", " + cLiteral(c) + ", ", cLiteral(r), negated ? "))" : ")");
+      }
+      return call(e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(") : (f ? "__fdiv_rn(" : "__ddiv_rn("),
+                  e, ")");
+    }
+    if (wraps(e) && (addSub || e.binOp == BinOp::Mul))
+      return call(e.binOp == BinOp::Add ? "formac_add_i(" : e.binOp == BinOp::Sub ? "formac_sub_i(" : "formac_mul_i(",
+                  e, ")");
+    if (!ctx_.cuda && floating && addSub) {
+      // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
+      // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
+      // an addition of +0, or +0 minus x, goes through a helper that
+      // keeps the zero's sign (CodeGen_C's cpuPrelude).
+      std::string suf = e.type.scalar == ScalarKind::Float ? "f(" : "d(";
+      if (isPositiveZero(*e.args[0])) {
+        out_ += (e.binOp == BinOp::Add ? "formac_zadd_" : "formac_zsub_") + suf;
+        print(*e.args[1]);
+        out_ += ")";
+        return;
+      }
+      if (e.binOp == BinOp::Add && isPositiveZero(*e.args[1])) {
+        out_ += "formac_zadd_" + suf;
+        print(*e.args[0]);
+        out_ += ")";
+        return;
+      }
+    }
+    std::string op = std::string(" ") + ir::binOpSpelling(e.binOp) + " ";
+    if (e.binOp == BinOp::And || e.binOp == BinOp::Or)
+      return text("(" + condition(*e.args[0], ctx_), op, condition(*e.args[1], ctx_) + ")");
+    if (isComparison(e.binOp)) {
+      std::string a = compared(*e.args[0], ctx_), b = compared(*e.args[1], ctx_);
+      // `t != t` of an integer: clang warns that it is always false
+      // (-Wtautological-compare), as it is.
+      if (a == b && !isFloating(e.args[0]->type.scalar)) a = "formac_int(" + a + ")";
+      return text("(" + a, op, b + ")");
+    }
+    call("(", e, op, ")");
+  }
+
+  const ExprContext& ctx_;
+  std::string& out_;
+};
+
+}  // namespace
+
 std::string printCExpr(const Expr& e, const ExprContext& ctx) {
-  auto arg = [&](size_t i) { return printCExpr(*e.args[i], ctx); };
-  switch (e.kind) {
-    case Expr::Const: return cLiteral(e);
-    case Expr::ImageRead:
-    case Expr::IndexRead: return printRead(e, ctx);
-    case Expr::ScalarIn: return ctx.scalar(e.scalar);
-    case Expr::Local: return ctx.lets.at(static_cast<size_t>(e.local));
-    case Expr::Unary:
-      if (e.unOp == ir::UnOp::Not) return "(!" + condition(*e.args[0], ctx) + ")";
-      if (wraps(e)) return "formac_neg_i(" + arg(0) + ")";
-      return "(-" + arg(0) + ")";
-    case Expr::Binary: {
-      if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
-        return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
-               ", " + arg(1) + ")";
-      if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
-        // s + c * x with c * x exact (scaledBoundedRead) rounds once either
-        // way: one fma. The right operand first: a running sum's new term.
-        for (size_t i : {size_t(1), size_t(0)}) {
-          const Expr* c = nullptr;
-          const Expr* x = scaledBoundedRead(*e.args[i], ctx, &c);
-          if (!x) continue;
-          Expr k = *c;
-          if (e.binOp == BinOp::Sub && i == 1) k.floatValue = -k.floatValue;  // s - c * x
-          std::string s = arg(1 - i);
-          if (e.binOp == BinOp::Sub && i == 0) s = "(-" + s + ")";  // c * x - s
-          return std::string(e.type.scalar == ScalarKind::Float ? "__fmaf_rn(" : "__fma_rn(") + cLiteral(k) + ", " +
-                 printCExpr(*x, ctx) + ", " + s + ")";
-        }
-      }
-      if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Mul || e.binOp == BinOp::Div)) {
-        bool f = e.type.scalar == ScalarKind::Float;
-        // x / 2^k is exactly x * 2^-k (the same real value, so the same
-        // rounding): a multiply instead of the division's iteration.
-        double recip;
-        if (e.binOp == BinOp::Div && exactReciprocal(*e.args[1], f, &recip)) {
-          Expr c = *e.args[1];
-          c.kind = Expr::Const;
-          c.type = e.type;
-          c.floatValue = recip;
-          return std::string(f ? "__fmul_rn(" : "__dmul_rn(") + arg(0) + ", " + cLiteral(c) + ")";
-        }
-        if (const Expr* divisor = e.binOp == BinOp::Div ? oddIntegerDivisor(*e.args[1]) : nullptr) {
-          // A finite x: formac_div_odd_finite_f, for c > 0 (x / -c is -(x / c)).
-          const bool finite = magnitudeBound(*e.args[0], ctx) < std::ldexp(1.0, 127);
-          Expr c = *divisor, r = *divisor;
-          if (finite) c.floatValue = std::fabs(c.floatValue);
-          r.floatValue = 1.0f / static_cast<float>(c.floatValue);  // RN(1/c) in float
-          std::string q = std::string(finite ? "formac_div_odd_finite_f(" : "formac_div_odd_f(") + arg(0) + ", " +
-                          cLiteral(c) + ", " + cLiteral(r) + ")";
-          return finite && divisor->floatValue < 0 ? "(-" + q + ")" : q;
-        }
-        std::string fn = e.binOp == BinOp::Mul ? (f ? "__fmul_rn(" : "__dmul_rn(")
-                                               : (f ? "__fdiv_rn(" : "__ddiv_rn(");
-        return fn + arg(0) + ", " + arg(1) + ")";
-      }
-      if (wraps(e) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub || e.binOp == BinOp::Mul))
-        return std::string(e.binOp == BinOp::Add ? "formac_add_i(" : e.binOp == BinOp::Sub ? "formac_sub_i(" : "formac_mul_i(") +
-               arg(0) + ", " + arg(1) + ")";
-      if (!ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
-        // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
-        // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
-        // an addition of +0, or +0 minus x, goes through a helper that
-        // keeps the zero's sign (CodeGen_C's cpuPrelude).
-        std::string suf = e.type.scalar == ScalarKind::Float ? "f" : "d";
-        if (isPositiveZero(*e.args[0]))
-          return (e.binOp == BinOp::Add ? "formac_zadd_" : "formac_zsub_") + suf + "(" + arg(1) + ")";
-        if (e.binOp == BinOp::Add && isPositiveZero(*e.args[1])) return "formac_zadd_" + suf + "(" + arg(0) + ")";
-      }
-      if (e.binOp == BinOp::And || e.binOp == BinOp::Or)
-        return "(" + condition(*e.args[0], ctx) + " " + ir::binOpSpelling(e.binOp) + " " +
-               condition(*e.args[1], ctx) + ")";
-      if (isComparison(e.binOp)) {
-        std::string a = compared(*e.args[0], ctx), b = compared(*e.args[1], ctx);
-        // `t != t` of an integer: clang warns that it is always false
-        // (-Wtautological-compare), as it is.
-        if (a == b && !isFloating(e.args[0]->type.scalar)) a = "formac_int(" + a + ")";
-        return "(" + a + " " + ir::binOpSpelling(e.binOp) + " " + b + ")";
-      }
-      return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
-    }
-    case Expr::Select:
-      return "(" + condition(*e.args[0], ctx) + " ? " + arg(1) + " : " + arg(2) + ")";
-    case Expr::Call: {
-      std::vector<std::string> a;
-      for (size_t i = 0; i < e.args.size(); ++i) a.push_back(arg(i));
-      return mathCall(e, a, ctx.cuda);
-    }
-    case Expr::Cast:
-      // Floating -> integer as the evaluator does it, x86's conversion
-      // (ir/Types.h floatingToInteger): C leaves values outside the target
-      // type undefined, and gcc folds constants (-2.0 to unsigned char is 0
-      // folded, 254 at run time); CUDA's own conversion saturates. The
-      // helpers (helperPrelude) go through int, from
-      // which the narrowing keeps the low bits.
-      if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
-        bool f = !ctx.cuda && e.args[0]->type.scalar == ScalarKind::Float;
-        return "((" + cType(e.type) + ")" + (f ? "formac_ftoi_f(" : "formac_ftoi(") + arg(0) + "))";
-      }
-      return "((" + cType(e.type) + ")" + arg(0) + ")";
-    case Expr::Field:
-      return arg(0) + "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name;
-    case Expr::MakeStruct: {
-      std::vector<std::string> fields;
-      for (size_t i = 0; i < e.args.size(); ++i) fields.push_back(arg(i));
-      return structValue(e.type, fields, ctx.cuda);
-    }
-  }
-  return "?";
-}
-
-std::string helperPrelude(const std::string& q, bool cuda) {
-  std::string s;
-  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset; an index at most\n"
-       "   one extent outside is resolved without a division. */\n";
-  // CUDA: templates, so that kernels indexing with int resolve in 32 bits
-  // (a 64-bit remainder is a called routine of ~70 instructions there).
-  std::string tpl = cuda ? "template <typename A, typename B>\n" : "";
-  std::string T = cuda ? "auto" : "long long", A = cuda ? "A" : "long long", B = cuda ? "B" : "long long";
-  std::string ret = cuda ? " -> decltype(i + n)" : "";
-  std::string open = cuda ? "  typedef decltype(i + n) T;\n" : "  typedef long long T;\n";
-  s += tpl + q + " int formac_in_range(" + A + " i, " + B + " n) { return i >= 0 && i < n; }\n";
-  s += tpl + q + " " + T + " formac_clamp(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  return i < 0 ? (T)0 : (i >= n ? (T)(n - 1) : (T)i);\n}\n";
-  s += tpl + q + " " + T + " formac_wrap(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  long long m;\n"
-       "  if (i >= 0 && i < n) return (T)i;\n"
-       "  if (i < 0 && i >= -n) return (T)(i + n);\n"
-       "  if (i >= n && i - n < n) return (T)(i - n);\n"
-       "  m = (long long)i % (long long)n;\n"
-       "  return (T)(m < 0 ? m + n : m);\n}\n";
-  s += tpl + q + " " + T + " formac_mirror(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  long long period, m;\n"
-       "  if (i >= 0 && i < n) return (T)i;\n"
-       "  if (n == 1) return (T)0;\n"
-       "  if (i < 0 && i > -n) return (T)(-i);\n"
-       "  if (i >= n && i - n < n - 1) return (T)((n - 1) - (i - (n - 1)));\n"
-       "  period = 2 * ((long long)n - 1);\n"
-       "  m = (long long)i % period;\n"
-       "  if (m < 0) m += period;\n"
-       "  return (T)(m < n ? m : period - m);\n}\n";
-  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees). */\n";
-  s += q + " int formac_idiv(int a, int b) {\n"
-           "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";
-  s += q + " int formac_imod(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }\n";
-  s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
-  s += q + " int formac_int(int a) { return a; }\n";
-  s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
-  s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
-       "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
-       "   them, CUDA saturates); narrower integer types then keep the low bits. */\n";
-  s += q + " int formac_ftoi(double x) {\n"
-           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n";
-  s += q + " int formac_ftoi_f(float x) {\n"
-           "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n";
-  s += "/* int +, -, * and negation wrap, as in the evaluator, whatever the compiler\n"
-       "   (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
-  s += q + " int formac_add_i(int a, int b) { return (int)((unsigned)a + (unsigned)b); }\n";
-  s += q + " int formac_sub_i(int a, int b) { return (int)((unsigned)a - (unsigned)b); }\n";
-  s += q + " int formac_mul_i(int a, int b) { return (int)((unsigned)a * (unsigned)b); }\n";
-  s += q + " int formac_neg_i(int a) { return (int)(0u - (unsigned)a); }\n";
-  s += q + " long long formac_floordiv(long long a, long long b) {\n"
-           "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
-  s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
-  s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
-  s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
-  const char* types[][2] = {{"i", "int"}, {"f", "float"}, {"d", "double"}};
-  for (auto& t : types) {
-    std::string suf = t[0], ty = t[1];
-    s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
-    s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
-    if (suf == "i")  // the difference wraps, as in the evaluator
-      s += q + " int formac_absd_i(int a, int b) {\n"
-               "  return (int)(a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a);\n}\n";
-    else
-      s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
-  }
-  s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
-  s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
-  return s;
-}
-
-std::string divisionByOddConstant() {
-  // Why it is exact (compiler/codegen/README.md, "Division by a constant"): with
-  // r = RN(1/c), q = RN(x r) is within 1.5 ulp of x / c, so the remainder
-  // x - q c is a multiple of ulp(q) (or of 2^-149) below 2^24 of them: the fma
-  // gives it exactly. q + e r then differs from x / c by e (r - 1/c), under
-  // 1.5 * 2^-24 ulp; and x / c, an integer over an odd c, lies at least
-  // 1/(2|c|) ulp from every rounding boundary (a midpoint would need c to
-  // divide twice an odd multiple of its ulp). So the last fma rounds as x / c
-  // does, subnormal results included. Checked over all 2^32 floats for every
-  // odd c up to 1023 (bench/gpu/divcheck.cu). What the fma would get wrong is
-  // outside that argument: an infinite x (its remainder is NaN: fmaxf makes it
-  // finite, and q + e r stays infinite) and the sign of a zero (copysignf).
-  return "/* x / c for a float c that is an odd integer, 3 <= |c| < 2^21, r = RN(1/c):\n"
-         "   correctly rounded for every x, as __fdiv_rn, in three roundings and no\n"
-         "   branch (formac: compiler/codegen/README.md). */\n"
-         "static __device__ __forceinline__ float formac_div_odd_f(float x, float c, float r) {\n"
-         "  const float q = __fmul_rn(x, r);\n"
-         "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
-         "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
-         "}\n"
-         // A finite x, c > 0: the remainder's negation q c - x (exact, as
-         // above), then q - (q c - x) r: the same rounding, and a zero gets x's
-         // sign without copysignf (x = -0: q = -0, q c - x = +0, -0 - (+0) r = -0).
-         "/* The same for a finite x and c > 0 (formac knows x is finite): two fmas. */\n"
-         "static __device__ __forceinline__ float formac_div_odd_finite_f(float x, float c, float r) {\n"
-         "  const float q = __fmul_rn(x, r);\n"
-         "  return __fmaf_rn(__fmaf_rn(q, c, -x), -r, q);\n"
-         "}\n\n";
-}
-
-std::string integerPowers() {
-  // CUDA's pow is within 2 ulp and powf within 4 (CUDA Math API); glibc's,
-  // which the evaluator and the C backend call, within 1, so it returns a
-  // representable result exactly and CUDA's may miss it: pow(86, 1) gave
-  // 85.99999999999999, and a conversion to int 85. An integer to a power that
-  // is a non-negative integer is an integer, and below 2^50 (2^20 in float) an
-  // error of 4 ulp is under 1/4, so rounding to the nearest integer gives it.
-  return "/* x ^ y: an integer to a non-negative integer power is that integer exactly,\n"
-         "   as the evaluator's pow gives it (CUDA's pow may miss it by an ulp). */\n"
-         "static __device__ __forceinline__ double formac_pow_d(double x, double y) {\n"
-         "  const double r = pow(x, y);\n"
-         "  return (x == trunc(x) && y == trunc(y) && y >= 0.0 && fabs(r) < 1125899906842624.0) ? rint(r) : r;\n"
-         "}\n"
-         "static __device__ __forceinline__ float formac_pow_f(float x, float y) {\n"
-         "  const float r = powf(x, y);\n"
-         "  return (x == truncf(x) && y == truncf(y) && y >= 0.0f && fabsf(r) < 1048576.0f) ? rintf(r) : r;\n"
-         "}\n\n";
-}
-
-std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
-  std::string s;
-  for (const auto& st : p.structs) {
-    std::string guard = "FORMAC_STRUCT_" + st->name;
-    s += "#ifndef " + guard + "\n#define " + guard + "\n";
-    if (st->builtinCuda && cuda) {
-      // CUDA defines float4 & co.
-    } else if (st->builtinCuda) {
-      s += "typedef struct {";
-      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
-      s += " } " + st->name + ";\n";
-    } else {
-      s += "struct " + st->name + " {";
-      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
-      s += " };\n";
-    }
-    if (cuda) {
-      std::string ty = st->builtinCuda ? st->name : "struct " + st->name;
-      s += "static __host__ __device__ __forceinline__ " + ty + " formac_make_" + st->name + "(";
-      // Parameters f0, f1, ...: a field may be called anything, `v` included.
-      for (size_t i = 0; i < st->fields.size(); ++i)
-        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " f" + std::to_string(i);
-      s += ") {\n  " + ty + " formac_value;\n";
-      for (size_t i = 0; i < st->fields.size(); ++i)
-        s += "  formac_value." + st->fields[i].name + " = f" + std::to_string(i) + ";\n";
-      s += "  return formac_value;\n}\n";
-    }
-    s += "#endif\n";
-  }
-  return s;
+  std::string out;
+  CExprPrinter(ctx, out).print(e);
+  return out;
 }
 
 }  // namespace formac::codegen

@@ -126,8 +126,9 @@ std::map<int, int> inputReach(const ir::Pipeline& p, const std::map<int, ir::Pie
 class Emitter {
  public:
   explicit Emitter(const FusedGroupC& g)
-      : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)), slide_(slides(inl_.pieces, sink())) {
-    Locals group(*g.names);
+      : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)), slide_(slides(inl_.pieces, sink())),
+        programNames_(programNames(*g.names)) {
+    Locals group(programNames_);
     for (const auto& [id, s] : slide_) first_[id] = group.claim("a_" + name(id));
   }
 
@@ -246,17 +247,23 @@ class Emitter {
 
   // Locals of a generated function named clear of the pipeline's names
   // (which the function may use) and of each other.
+  // The program's names (`program`, built once per group: copying them for
+  // each row function made a chain of n stages cost n^2) and those claimed.
   struct Locals {
+    const std::set<std::string>& program;
     std::set<std::string> taken;
-    explicit Locals(const Names& n) {
-      for (const auto* v : {&n.stage, &n.scalar, &n.param}) taken.insert(v->begin(), v->end());
-    }
+    explicit Locals(const std::set<std::string>& programNames) : program(programNames) {}
     std::string claim(const std::string& base) {
       std::string name = base;
-      for (int k = 2; !taken.insert(name).second; ++k) name = base + "_" + str(k);
+      for (int k = 2; program.count(name) || !taken.insert(name).second; ++k) name = base + "_" + str(k);
       return name;
     }
   };
+  static std::set<std::string> programNames(const Names& n) {
+    std::set<std::string> all;
+    for (const auto* v : {&n.stage, &n.scalar, &n.param}) all.insert(v->begin(), v->end());
+    return all;
+  }
 
   // The first and last columns of stage `id` for the strip [t1, t1 + TW).
   std::string firstColumn(int id) const { return "formac_maxll(" + plus("t1", -slide_.at(id).colLo) + ", 0)"; }
@@ -273,7 +280,7 @@ class Emitter {
   // group function.
   std::string rowFunction(int id, const ir::Piece& pc, std::string& call) const {
     const ir::Stage& s = stage(id);
-    Locals locals(*g_.names);
+    Locals locals(programNames_);
     std::map<std::pair<int, std::string>, std::string> rows;  // (producer, row index) -> pointer
     std::set<int> bases;                                        // producers indexed in full
     LoopNestOptions lo;
@@ -429,6 +436,7 @@ class Emitter {
   const ir::Pipeline& p_;
   InlinedGroup inl_;
   std::map<int, Slide> slide_;
+  std::set<std::string> programNames_;
   std::map<int, std::string> first_;  // the group function's local holding a stage's first column
 };
 

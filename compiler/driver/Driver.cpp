@@ -7,12 +7,14 @@
 #include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
 #include "driver/Options.h"
+#include "frontend/EntryName.h"
+#include "frontend/Frontend.h"
 #include "ir/Printer.h"
-#include "ir/Verifier.h"
 #include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
 #include "parse/Parser.h"
-#include "sema/Sema.h"
+#include "passes/Lower.h"
+#include "passes/PlanPrinter.h"
 
 namespace formac {
 namespace {
@@ -31,28 +33,6 @@ void writeFile(const std::string& path, const std::string& text) {
   if (!out) throw UserError("cannot write '" + path + "'");
   out << text;
   if (!out) throw UserError("cannot write '" + path + "'");
-}
-
-std::string stemOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  size_t dot = base.find('.');
-  return dot == std::string::npos ? base : base.substr(0, dot);
-}
-
-std::string kernelNameFor(const Options& o) {
-  std::string name = o.kernelName.empty() ? stemOf(o.input) : o.kernelName;
-  bool ok = !name.empty() && !isdigit(static_cast<unsigned char>(name[0]));
-  for (char c : name) ok = ok && (isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok) {
-    if (!o.kernelName.empty())
-      throw UserError("kernel name '" + name + "' is not a C identifier");
-    std::string fixed;
-    for (char c : name) fixed += isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (fixed.empty() || isdigit(static_cast<unsigned char>(fixed[0]))) fixed = "k_" + fixed;
-    name = fixed;
-  }
-  return name;
 }
 
 std::string dumpTokens(const std::vector<Token>& toks) {
@@ -74,48 +54,55 @@ int compile(const Options& o) {
   }
   if (o.input.empty()) throw UserError("no input file\n" + usage());
   SourceFile src = readSource(o.input);
-  std::vector<Token> tokens = lex(src);
   if (o.emit == "tokens") {
-    std::cout << dumpTokens(tokens);
+    std::cout << dumpTokens(lex(src));
     return 0;
   }
-  ast::Program program = parse(tokens);
   if (o.emit == "ast") {
-    std::cout << ast::printProgram(program);
+    std::cout << ast::printProgram(parse(lex(src)));
     return 0;
   }
   Warnings warnings;
-  std::string kernel = kernelNameFor(o);
-  ir::Pipeline pipeline = buildPipeline(program, kernel, warnings);
+  std::string kernel = entryPointName(o.input, o.kernelName, warnings);
+  ir::Pipeline pipeline = checkedPipeline(src, kernel, warnings);
   if (o.warnings)
     for (const auto& w : warnings.rendered()) std::cerr << w;
   if (o.warningsAsErrors && !warnings.rendered().empty()) return 1;
-  ir::verify(pipeline);
   if (o.emit == "dag") {
     std::cout << ir::printPipeline(pipeline);
     return 0;
   }
-  if (o.emit == "dot") {
-    std::cout << ir::printDot(pipeline);
+  bool cuda = o.emit == "cuda" || (o.emit.empty() && o.target == "cuda");
+  passes::Target target = cuda || o.target == "cuda" ? passes::Target::cuda(!o.noFuse)
+                                                     : passes::Target::c(!o.noFuse, o.openmp);
+  passes::LoweredPipeline lowered = passes::lower(
+      pipeline, target, [&](const passes::Pass& pass, const passes::LoweredPipeline& l) {
+        if (o.dumpAfter == pass.name || o.dumpAfter == "all")
+          std::cout << "// after " << pass.name << ": " << pass.contract << "\n"
+                    << ir::printPipeline(l.pipeline) << passes::printPlan(l);
+      });
+  if (!o.dumpAfter.empty()) return 0;
+  if (o.emit == "plan") {
+    std::cout << passes::printPlan(lowered);
     return 0;
   }
-  bool cuda = o.emit == "cuda" || (o.emit.empty() && o.target == "cuda");
+  if (o.emit == "dot") {
+    std::cout << passes::printPlanDot(lowered);
+    return 0;
+  }
   std::string code, header;
   if (cuda) {
     codegen::CudaOptions co;
     co.kernelName = kernel;
     co.sourcePath = o.input;
-    co.fuse = !o.noFuse;
-    auto g = codegen::generateCuda(pipeline, co);
+    auto g = codegen::printCuda(lowered, co);
     code = g.source;
     header = g.header;
   } else {
     codegen::COptions co;
     co.kernelName = kernel;
     co.sourcePath = o.input;
-    co.openmp = o.openmp;
-    co.fuse = !o.noFuse;
-    auto g = codegen::generateC(pipeline, co);
+    auto g = codegen::printC(lowered, co);
     code = g.source;
     header = g.header;
   }

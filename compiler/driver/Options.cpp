@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "passes/Lower.h"
 #include "support/Diagnostics.h"
 
 namespace formac {
@@ -9,7 +10,13 @@ namespace formac {
 std::string usage() {
   return "usage: formac FILE.idsl [options]\n"
          "       formac run FILE.idsl --input IMAGE ... --output IMAGE   (formac run --help)\n"
-         "  --emit=tokens|ast|dag|dot|c|cuda   print one stage of the compilation and stop\n"
+         "  --emit=tokens|ast|dag|plan|dot|c|cuda  print one stage of the compilation and stop:\n"
+         "                                     plan is the fusion plan for the target (groups,\n"
+         "                                     halos, tiles, on-chip bytes, what is inlined and\n"
+         "                                     why a stage is in memory); dot draws the DAG with\n"
+         "                                     fused groups as clusters\n"
+         "  --dump-after=PASS|all              print the lowered pipeline after that pass of\n"
+         "                                     the back end (fold-constants, plan-fusion) and stop\n"
          "  --target=openmp|cuda               what to generate (default openmp)\n"
          "  -o FILE                            write the generated code to FILE\n"
          "  --print-c, --print-cuda            Forma: generate C (OpenMP) or CUDA\n"
@@ -43,6 +50,7 @@ Options parseOptions(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") o.help = true;
     else if (a == "--version") o.version = true;
     else if (is("--emit")) o.emit = value("--emit");
+    else if (is("--dump-after")) o.dumpAfter = value("--dump-after");
     else if (is("--target")) o.target = value("--target");
     else if (a == "-o") o.output = value("-o");
     else if (is("--c-output")) { o.output = value("--c-output"); o.printC = true; }
@@ -70,9 +78,18 @@ Options parseOptions(const std::vector<std::string>& args) {
   if (o.target != "openmp" && o.target != "cuda" && o.target != "c")
     throw UserError("unknown target '" + o.target + "' (openmp or cuda)");
   if (o.target == "c") o.target = "openmp";
-  static const std::set<std::string> stages = {"", "tokens", "ast", "dag", "dot", "c", "cuda"};
+  static const std::set<std::string> stages = {"", "tokens", "ast", "dag", "plan", "dot", "c", "cuda"};
   if (!stages.count(o.emit))
-    throw UserError("unknown --emit stage '" + o.emit + "' (tokens, ast, dag, dot, c, cuda)");
+    throw UserError("unknown --emit stage '" + o.emit + "' (tokens, ast, dag, plan, dot, c, cuda)");
+  if (!o.dumpAfter.empty()) {
+    std::string known = "all";
+    bool found = o.dumpAfter == "all";
+    for (const auto& pass : passes::passList()) {
+      known += std::string(", ") + pass.name;
+      found = found || o.dumpAfter == pass.name;
+    }
+    if (!found) throw UserError("unknown pass '" + o.dumpAfter + "' for --dump-after (" + known + ")");
+  }
   return o;
 }
 

@@ -8,7 +8,8 @@ namespace formac {
 
 struct Options {
   std::string input;
-  std::string emit;          // tokens|ast|dag|dot|c|cuda; empty: by target
+  std::string emit;          // tokens|ast|dag|plan|dot|c|cuda; empty: by target
+  std::string dumpAfter;     // a pass of passes::passList(), or "all"
   std::string target = "openmp";
   std::string output;        // -o / --c-output / --cuda-output
   std::string headerFile;

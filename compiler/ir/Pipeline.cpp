@@ -90,4 +90,9 @@ std::vector<std::string> Pipeline::paramNames() const {
   return names;
 }
 
+std::string displayName(const Stage& s) {
+  bool generated = s.name.rfind("_t", 0) == 0 && !s.origin.empty();
+  return generated ? s.origin : "'" + s.name + "'";
+}
+
 }  // namespace formac::ir

@@ -33,14 +33,14 @@
 #include <string>
 #include <vector>
 
+#include "ir/BoundaryMode.h"
 #include "ir/Size.h"
 #include "ir/Types.h"
-#include "parse/AST.h"
 #include "support/Diagnostics.h"
 
 namespace formac::ir {
 
-using ast::BoundaryMode;
+using formac::BoundaryMode;
 
 struct ReadAxis {
   int offset = 0;
@@ -134,6 +134,10 @@ struct Stage {
   std::string origin;  // what it computes, for comments: "blurx(input)"
   int rank() const { return static_cast<int>(extent.size()); }
 };
+
+// How messages and dumps name a stage: 'blurred' for an image the program
+// names, what it computes (gauss(src:mirror)) for one it does not (_t3).
+std::string displayName(const Stage& s);
 
 struct Param {
   std::string name;

@@ -65,7 +65,7 @@ void appendExpr(const Pipeline& p, const Expr& e, std::string& out) {
         t += e.axes[d].scale == 1 ? off : "(" + off + "," + std::to_string(e.axes[d].scale) + ")";
       }
       t += "]";
-      if (e.mode != BoundaryMode::None) t += std::string(":") + ast::boundaryName(e.mode);
+      if (e.mode != BoundaryMode::None) t += std::string(":") + boundaryName(e.mode);
       if (e.mode == BoundaryMode::Constant) t += "(" + shortest(e.constant, false) + ")";
       if (e.field >= 0)
         t += "." + e.type.name() + ":" +
@@ -171,7 +171,7 @@ std::string printPipeline(const Pipeline& p) {
        << p.stages[static_cast<size_t>(e.consumer)].name << " hull";
     for (size_t d = 0; d < e.minOffset.size(); ++d)
       os << " [" << e.minOffset[d] << "," << e.maxOffset[d] << "]";
-    os << " " << ast::boundaryName(e.mode) << (e.sampled ? " sampled" : "") << "\n";
+    os << " " << boundaryName(e.mode) << (e.sampled ? " sampled" : "") << "\n";
   }
   os << "return";
   for (int o : p.outputs) os << " " << p.stages[static_cast<size_t>(o)].name;
@@ -179,17 +179,29 @@ std::string printPipeline(const Pipeline& p) {
   return os.str();
 }
 
-std::string printDot(const Pipeline& p) {
+std::string printDot(const Pipeline& p, const std::vector<DotCluster>& clusters) {
   std::ostringstream os;
   os << "digraph \"" << p.name << "\" {\n  rankdir=TB;\n";
-  for (const auto& s : p.stages)
-    os << "  s" << s.id << " [label=\"" << s.name << "\\n" << s.type.name() << "\""
+  auto node = [&](const Stage& s, const char* indent) {
+    os << indent << "s" << s.id << " [label=\"" << s.name << "\\n" << s.type.name() << "\""
        << (s.kind == Stage::Input ? ", shape=box" : "") << "];\n";
+  };
+  std::vector<bool> inCluster(p.stages.size(), false);
+  for (size_t c = 0; c < clusters.size(); ++c) {
+    os << "  subgraph cluster_" << c << " {\n    label=\"" << clusters[c].label << "\";\n";
+    for (int id : clusters[c].stages) {
+      node(p.stages[static_cast<size_t>(id)], "    ");
+      inCluster[static_cast<size_t>(id)] = true;
+    }
+    os << "  }\n";
+  }
+  for (const auto& s : p.stages)
+    if (!inCluster[static_cast<size_t>(s.id)]) node(s, "  ");
   for (const auto& e : collectEdges(p)) {
     os << "  s" << e.producer << " -> s" << e.consumer << " [label=\"";
     for (size_t d = 0; d < e.minOffset.size(); ++d)
       os << (d ? "," : "") << e.minOffset[d] << ".." << e.maxOffset[d];
-    if (e.mode != BoundaryMode::None) os << " " << ast::boundaryName(e.mode);
+    if (e.mode != BoundaryMode::None) os << " " << boundaryName(e.mode);
     os << "\"];\n";
   }
   os << "}\n";

@@ -9,7 +9,12 @@
 namespace formac::ir {
 
 std::string printPipeline(const Pipeline& p);
-std::string printDot(const Pipeline& p);
+// A group of stages drawn as one box (a fused kernel), labelled.
+struct DotCluster {
+  std::string label;
+  std::vector<int> stages;
+};
+std::string printDot(const Pipeline& p, const std::vector<DotCluster>& clusters = {});
 std::string printExpr(const Pipeline& p, const Expr& e);
 
 }  // namespace formac::ir

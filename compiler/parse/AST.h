@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/BoundaryMode.h"
 #include "ir/Types.h"
 #include "support/Diagnostics.h"
 
@@ -105,8 +106,8 @@ struct IndexedName {
   long long delta = 0;   // g<i-1>: iterator "i", delta -1; g<3>: delta 3
 };
 
-enum class BoundaryMode { None, Clamped, Extend, Mirror, Wrap, Constant };
-const char* boundaryName(BoundaryMode m);
+using formac::BoundaryMode;
+using formac::boundaryName;
 
 struct Boundary {
   SourceLoc loc;

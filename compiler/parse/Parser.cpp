@@ -780,18 +780,6 @@ class Parser {
 
 }  // namespace
 
-const char* ast::boundaryName(BoundaryMode m) {
-  switch (m) {
-    case BoundaryMode::None: return "none";
-    case BoundaryMode::Clamped: return "clamped";
-    case BoundaryMode::Extend: return "extend";
-    case BoundaryMode::Mirror: return "mirror";
-    case BoundaryMode::Wrap: return "wrap";
-    case BoundaryMode::Constant: return "constant";
-  }
-  return "?";
-}
-
 ast::Program parse(const std::vector<Token>& tokens) { return Parser(tokens).program(); }
 
 }  // namespace formac

@@ -175,8 +175,15 @@ static void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes) {
   }
 }
 
-std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o) {
+std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o,
+                                    std::vector<std::string>* whyMaterialised) {
   std::vector<ir::Edge> edges = ir::collectEdges(p);
+  std::vector<std::string> why(p.stages.size());
+  auto name = [&](int id) { return ir::displayName(p.stages[static_cast<size_t>(id)]); };
+  // The first reason a candidate was turned away, by the group nearest its consumers.
+  auto turnAway = [&](int id, const std::string& reason) {
+    if (why[static_cast<size_t>(id)].empty()) why[static_cast<size_t>(id)] = reason;
+  };
   std::map<int, std::vector<int>> consumers;  // producer -> consumer stages
   for (const auto& e : edges) consumers[e.producer].push_back(e.consumer);
   std::set<int> outputs(p.outputs.begin(), p.outputs.end());
@@ -192,6 +199,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     groupOf[static_cast<size_t>(sid)] = gi;
     size_t rank = static_cast<size_t>(sink.rank());
     bool canFuse = o.fuse && static_cast<int>(rank) == o.fusedRank && isWholeStencil(p, sink);
+    if (outputs.count(sid)) turnAway(sid, "a result of the pipeline");
+    if (!o.fuse) turnAway(sid, "fusion is off (--no-fuse)");
     if (canFuse) {
       g.tile.assign(rank, 1);
       for (size_t d = 0; d < rank && d < o.preferredTile.size(); ++d)
@@ -203,13 +212,30 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       for (int pid = sid - 1; pid >= 0; --pid) {
         const Stage& ps = p.stages[static_cast<size_t>(pid)];
         if (groupOf[static_cast<size_t>(pid)] >= 0 || outputs.count(pid)) continue;
-        if (!isWholeStencil(p, ps) || !sameExtent(p, ps, sink)) continue;
         const auto& cs = consumers[pid];
-        if (cs.empty()) continue;
-        bool allIn = std::all_of(cs.begin(), cs.end(), [&](int c) { return halos.count(c) > 0; });
-        if (!allIn) continue;
-        bool readable = std::all_of(cs.begin(), cs.end(), [&](int c) { return tileReadable(p, pid, c); });
-        if (!readable) continue;
+        if (ps.kind != Stage::Computed || cs.empty()) continue;
+        std::string into = "not fused into " + name(sid) + ": ";
+        if (!isWholeStencil(p, ps)) {
+          turnAway(pid, "it does not compute its whole extent point by point (a placement, a "
+                        "compose or a lattice step)");
+          continue;
+        }
+        if (!sameExtent(p, ps, sink)) {
+          turnAway(pid, into + "its extent differs");
+          continue;
+        }
+        auto outside = std::find_if(cs.begin(), cs.end(), [&](int c) { return halos.count(c) == 0; });
+        if (outside != cs.end()) {
+          turnAway(pid, into + "read by " + name(*outside) + ", which is not in its group");
+          continue;
+        }
+        auto unreadable = std::find_if(cs.begin(), cs.end(), [&](int c) { return !tileReadable(p, pid, c); });
+        if (unreadable != cs.end()) {
+          turnAway(pid, into + name(*unreadable) +
+                            " reads it with wrap, down-sampled, at an absolute index or placed "
+                            "(reads that reach outside a tile)");
+          continue;
+        }
         GroupMember m{pid, std::vector<int>(rank, 0), std::vector<int>(rank, 0)};
         for (const auto& e : edges) {
           if (e.producer != pid || !halos.count(e.consumer)) continue;
@@ -240,6 +266,11 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
         FusionGroup trial = g;
         trial.members.insert(trial.members.begin(), m);
         if (!fits || trial.onChipBytes(p) > o.onChipBudget) {
+          turnAway(pid, into + (!fits ? "its halo is not smaller than the tile"
+                                      : "the group's tiles would need " +
+                                            std::to_string(trial.onChipBytes(p)) +
+                                            " bytes on chip, over the budget of " +
+                                            std::to_string(o.onChipBudget)));
           taps.erase(pid);
           continue;
         }
@@ -255,9 +286,22 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
       g.onePass = g.fused() && operations <= kOnePassOps;
     }
+    if (o.fuse && !canFuse)
+      turnAway(sid, static_cast<int>(rank) != o.fusedRank
+                        ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +
+                              std::to_string(o.fusedRank) + " only"
+                        : "it does not compute its whole extent point by point (a placement, a "
+                          "compose or a lattice step)");
     groups.push_back(g);
   }
   std::reverse(groups.begin(), groups.end());
+  for (const auto& g : groups) {
+    for (const auto& m : g.members) why[static_cast<size_t>(m.stage)].clear();
+    std::string& sinkWhy = why[static_cast<size_t>(g.sink)];
+    if (sinkWhy.empty() && !consumers[g.sink].empty())
+      sinkWhy = "read by " + name(consumers[g.sink].front()) + ", which does not fuse its producers";
+  }
+  if (whyMaterialised) *whyMaterialised = std::move(why);
   return groups;
 }
 

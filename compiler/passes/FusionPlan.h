@@ -26,6 +26,7 @@
 // counts for the tiles it reads.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/Pipeline.h"
@@ -91,7 +92,10 @@ bool isFusedMember(const std::vector<FusionGroup>& groups, int stage);
 bool isFusedSink(const std::vector<FusionGroup>& groups, int stage);
 
 // Groups in an order where producers come first; every computed stage is the
-// sink of exactly one group or a member of one.
-std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o);
+// sink of exactly one group or a member of one. With `whyMaterialised`, its
+// element s says why computed stage s is stored in memory rather than fused
+// into the tiles of a consumer ("" for members and input stages).
+std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o,
+                                    std::vector<std::string>* whyMaterialised = nullptr);
 
 }  // namespace formac::passes

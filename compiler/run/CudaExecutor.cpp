@@ -336,8 +336,7 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
   codegen::CudaOptions co;
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
-  co.fuse = o.fuse;
-  codegen::CudaKernels k = codegen::generateCudaKernels(*p, co);
+  codegen::CudaKernels k = codegen::printCudaKernels(passes::lower(*p, passes::Target::cuda(o.fuse)), co);
   // Name expressions: each kernel's instantiations, once.
   std::vector<std::string> names;
   std::map<std::string, LaunchNames> first;

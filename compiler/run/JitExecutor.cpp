@@ -198,9 +198,8 @@ std::unique_ptr<Executor> makeJitExecutor(std::shared_ptr<const ir::Pipeline> p,
   codegen::COptions co;
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
-  co.openmp = !omp.empty();
-  co.fuse = o.fuse;
-  std::string source = codegen::generateC(*p, co).source + entryShim(*p, o.kernelName);
+  passes::LoweredPipeline lowered = passes::lower(*p, passes::Target::c(o.fuse, !omp.empty()));
+  std::string source = codegen::printC(lowered, co).source + entryShim(*p, o.kernelName);
   std::string key = std::string("formac ") + FORMAC_VERSION + "\njit " + pluginIdentity(pluginPath) + "\n" +
                     hostIdentity() + "openmp " + (omp.empty() ? "no" : "yes") + "\n" + source;
   report.notes.push_back("jit: generated C, " + std::to_string(source.size()) + " bytes; " +

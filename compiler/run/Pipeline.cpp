@@ -4,12 +4,9 @@
 #include <chrono>
 #include <mutex>
 
-#include "codegen/ExprPrinter.h"
-#include "ir/Verifier.h"
-#include "lex/Lexer.h"
-#include "parse/Parser.h"
+#include "frontend/EntryName.h"
+#include "frontend/Frontend.h"
 #include "run/Executor.h"
-#include "sema/Sema.h"
 
 namespace formac {
 
@@ -28,22 +25,6 @@ struct CompiledPipeline::State {
 };
 
 namespace {
-
-// The entry point's name: `name`, else the file's stem made a C identifier.
-std::string entryName(const CompileOptions& o) {
-  if (!o.name.empty()) {
-    bool ok = !isdigit(static_cast<unsigned char>(o.name[0]));
-    for (char c : o.name) ok = ok && (isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) throw UserError("entry point name '" + o.name + "' is not a C identifier");
-    return o.name;
-  }
-  std::string base = o.sourcePath.substr(o.sourcePath.find_last_of('/') + 1);
-  base = base.substr(0, base.find('.'));
-  if (base.empty()) return "pipeline";
-  std::string id = codegen::cIdentifier(base);
-  if (id.empty() || isdigit(static_cast<unsigned char>(id[0]))) id = "k_" + id;
-  return id;
-}
 
 void checkExtent(const std::string& what, const std::vector<long long>& given, const std::vector<long long>& want) {
   if (given == want) return;
@@ -80,13 +61,10 @@ CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o)
   auto t0 = std::chrono::steady_clock::now();
   auto s = std::make_shared<CompiledPipeline::State>();
   s->source = std::make_shared<SourceFile>(SourceFile{o.sourcePath.empty() ? "<memory>" : o.sourcePath, sourceText});
-  s->name = entryName(o);
-  s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
-  std::vector<Token> tokens = lex(*s->source);
-  ast::Program program = parse(tokens);
   Warnings warnings;
-  ir::Pipeline pipeline = buildPipeline(program, s->name, warnings);
-  ir::verify(pipeline);
+  s->name = entryPointName(o.sourcePath, o.name, warnings);
+  s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
+  ir::Pipeline pipeline = checkedPipeline(*s->source, s->name, warnings);
   s->warnings = warnings.rendered();
   s->pipeline = std::make_shared<const ir::Pipeline>(std::move(pipeline));
 

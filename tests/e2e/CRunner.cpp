@@ -20,10 +20,7 @@
 #include "Values.h"
 #include "codegen/CodeGen_C.h"
 #include "eval/Evaluator.h"
-#include "ir/Verifier.h"
-#include "lex/Lexer.h"
-#include "parse/Parser.h"
-#include "sema/Sema.h"
+#include "frontend/Frontend.h"
 
 namespace fs = std::filesystem;
 
@@ -239,10 +236,8 @@ std::vector<std::vector<long long>> parseRuns(const std::string& sizes) {
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
   g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
   try {
-    ast::Program ast = parse(lex(*g.source));
     Warnings warnings;
-    g.pipeline = buildPipeline(ast, kernel, warnings);
-    ir::verify(g.pipeline);
+    g.pipeline = checkedPipeline(*g.source, kernel, warnings);
   } catch (const UserError& e) {
     return std::string("the front end rejects the program:\n") + e.what();
   } catch (const std::exception& e) {

@@ -1,6 +1,6 @@
-// libFuzzer target for the front end: bytes -> lex -> parse -> buildPipeline
-// -> verify -> generateC and generateCuda, fused and not (and the --emit
-// printers on the way).
+// libFuzzer target for the front end: bytes -> lex -> parse -> sema -> verify
+// -> lower -> printC and printCuda, fused and not (and the --emit and
+// --dump-after printers on the way).
 //
 // A UserError is the expected answer to a bad program. Anything else is a
 // finding: an InternalError or other exception escaping (reported by aborting
@@ -19,36 +19,41 @@
 
 #include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
+#include "frontend/EntryName.h"
+#include "frontend/Frontend.h"
 #include "ir/Printer.h"
-#include "ir/Verifier.h"
 #include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
 #include "parse/Parser.h"
-#include "sema/Sema.h"
+#include "passes/PlanPrinter.h"
 
 namespace {
 
 void compileOnce(const formac::SourceFile& src) {
   using namespace formac;
-  std::vector<Token> tokens = lex(src);
-  ast::Program program = parse(tokens);
+  ast::Program program = parse(lex(src));
   (void)ast::printProgram(program);
   Warnings warnings;
-  ir::Pipeline pipeline = buildPipeline(program, "fuzz", warnings);
-  ir::verify(pipeline);
+  (void)entryPointName(src.path, "", warnings);
+  ir::Pipeline pipeline = checkedPipeline(src, "fuzz", warnings);
   (void)ir::printPipeline(pipeline);
-  (void)ir::printDot(pipeline);
+  // What --dump-after=all, --emit=plan and --emit=dot print, then the code.
+  auto dump = [](const passes::Pass&, const passes::LoweredPipeline& l) {
+    (void)ir::printPipeline(l.pipeline);
+    (void)passes::printPlan(l);
+  };
   for (bool fuse : {true, false}) {
+    passes::LoweredPipeline forC = passes::lower(pipeline, passes::Target::c(fuse), dump);
+    (void)passes::printPlanDot(forC);
     codegen::COptions c;
     c.kernelName = "fuzz";
     c.sourcePath = "fuzz.idsl";
-    c.fuse = fuse;
-    (void)codegen::generateC(pipeline, c);
+    (void)codegen::printC(forC, c);
+    passes::LoweredPipeline forCuda = passes::lower(pipeline, passes::Target::cuda(fuse), dump);
     codegen::CudaOptions cuda;
     cuda.kernelName = "fuzz";
     cuda.sourcePath = "fuzz.idsl";
-    cuda.fuse = fuse;
-    (void)codegen::generateCuda(pipeline, cuda);
+    (void)codegen::printCuda(forCuda, cuda);
   }
 }
 

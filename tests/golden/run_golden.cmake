@@ -1,8 +1,8 @@
 # Golden test of formac's dumps: `formac SRC/NAME.idsl --emit=STAGE` must print
-# exactly GOLDEN/NAME.STAGE.
+# exactly GOLDEN/NAME.STAGE (STAGE plan_cuda: --emit=plan --target=cuda).
 #   -DFORMAC=path/to/formac   the compiler
 #   -DNAMES="a;b"             programs of tests/compat (default: every NAME.* golden file here)
-#   -DSTAGES="ast;dag"        dumps to check (default: ast and dag)
+#   -DSTAGES="ast;dag"        dumps to check (default: ast, dag, plan and plan_cuda)
 #   -DUPDATE=1                rewrite the golden files instead of comparing (README.md)
 cmake_minimum_required(VERSION 3.16)  # policies of script mode (-P)
 get_filename_component(here ${CMAKE_CURRENT_LIST_DIR} ABSOLUTE)
@@ -16,10 +16,11 @@ if(NOT FORMAC)
   message(FATAL_ERROR "run with -DFORMAC=path/to/formac")
 endif()
 if(NOT STAGES)
-  set(STAGES ast dag)
+  set(STAGES ast dag plan plan_cuda)
 endif()
 if(NOT NAMES)
-  file(GLOB goldens RELATIVE ${GOLDEN} ${GOLDEN}/*.ast ${GOLDEN}/*.dag)
+  file(GLOB goldens RELATIVE ${GOLDEN} ${GOLDEN}/*.ast ${GOLDEN}/*.dag ${GOLDEN}/*.plan
+       ${GOLDEN}/*.plan_cuda)
   foreach(g ${goldens})
     get_filename_component(n ${g} NAME_WE)
     list(APPEND NAMES ${n})
@@ -30,7 +31,11 @@ endif()
 set(failed "")
 foreach(name ${NAMES})
   foreach(stage ${STAGES})
-    execute_process(COMMAND ${FORMAC} ${SRC}/${name}.idsl --emit=${stage} -w
+    set(emit --emit=${stage})
+    if(stage STREQUAL "plan_cuda")
+      set(emit --emit=plan --target=cuda)
+    endif()
+    execute_process(COMMAND ${FORMAC} ${SRC}/${name}.idsl ${emit} -w
                     RESULT_VARIABLE rc OUTPUT_VARIABLE actual ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "formac ${name}.idsl --emit=${stage} failed (${rc}):\n${err}")

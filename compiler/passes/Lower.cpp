@@ -1,0 +1,47 @@
+#include "passes/Lower.h"
+
+#include "eval/Evaluator.h"
+
+namespace formac::passes {
+namespace {
+
+// CUDA keeps its constant expressions for now: its printer has no spelling
+// for a folded infinity or NaN that NVRTC (no headers) accepts.
+void foldConstantsPass(LoweredPipeline& l) {
+  if (l.target.kind == Target::C) eval::foldConstants(l.pipeline);
+}
+
+void planFusionPass(LoweredPipeline& l) {
+  l.groups = planFusion(l.pipeline, l.target.fusionOptions(), &l.whyMaterialised);
+  l.planned = true;
+}
+
+}  // namespace
+
+const std::vector<Pass>& passList() {
+  static const std::vector<Pass> passes = {
+      {"fold-constants",
+       "C: every operation whose operands are constants is a constant, computed as the "
+       "evaluator computes it (gcc would fold them its own way)",
+       foldConstantsPass},
+      {"plan-fusion",
+       "every computed stage is the sink of one group or a member of one, with its halo, the "
+       "group's tile and which members are recomputed where they are read (seed 003)",
+       planFusionPass},
+  };
+  return passes;
+}
+
+LoweredPipeline lower(const ir::Pipeline& p, const Target& target,
+                      const std::function<void(const Pass&, const LoweredPipeline&)>& after) {
+  LoweredPipeline l;
+  l.target = target;
+  l.pipeline = p;
+  for (const Pass& pass : passList()) {
+    pass.run(l);
+    if (after) after(pass, l);
+  }
+  return l;
+}
+
+}  // namespace formac::passes

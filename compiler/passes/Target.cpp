@@ -1,0 +1,20 @@
+#include "passes/Target.h"
+
+namespace formac::passes {
+
+FusionOptions Target::fusionOptions() const {
+  FusionOptions fo;
+  fo.fuse = fuse;
+  if (kind == C) {
+    fo.onChipBudget = 1LL << 40;  // tiles are sized at run time for the cache
+    fo.preferredTile = {64, 512};
+  } else {
+    fo.preferredTile = {32, 64};
+    fo.onChipBudget = kCudaHopperSharedBytes;
+    fo.shrinkTo = kCudaDefaultSharedBytes;
+    fo.inlineCheap = true;
+  }
+  return fo;
+}
+
+}  // namespace formac::passes
