@@ -15,6 +15,7 @@ std::string suffixFor(ScalarKind k) {
   switch (k) {
     case ScalarKind::Float: return "f";
     case ScalarKind::Double: return "d";
+    case ScalarKind::Int64: return "l";
     default: return "i";
   }
 }
@@ -43,7 +44,7 @@ std::string mathCall(const Expr& e, const std::vector<std::string>& a, bool cuda
     case MathFn::Fabs:
     case MathFn::Abs:
       if (isFloating(k)) return libm("fabs");
-      return "formac_abs_i(" + a[0] + ")";
+      return "formac_abs_" + suffixFor(k) + "(" + a[0] + ")";
     case MathFn::Absd: return "formac_absd_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
     case MathFn::Min: return "formac_min_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
     case MathFn::Max: return "formac_max_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
@@ -115,6 +116,13 @@ std::string structValue(const Type& t, const std::vector<std::string>& fields, b
 // integer type gets the converted integer (x86's conversion, which C leaves
 // undefined for -3.25 to unsigned char).
 std::string constantOfKind(double c, ScalarKind k) {
+  if (k == ScalarKind::Int64) {  // a long long literal
+    Expr lit;
+    lit.kind = Expr::Const;
+    lit.type = Type::of(k);
+    lit.intValue = floatingToInteger(c, k);
+    return cLiteral(lit);
+  }
   char buf[64];
   if (isFloating(k)) {
     std::snprintf(buf, sizeof buf, "%.17g", c);
@@ -251,10 +259,12 @@ bool isComparison(BinOp op) {
 }
 
 // Integer +, -, * and negation: they wrap, as in the evaluator, through
-// unsigned arithmetic (helperPrelude's formac_add_i & co.): signed overflow
-// is undefined in C and CUDA, clang has no pragma for -fwrapv and nvcc no
-// flag, and both fold `x + 2147483647 > x` to true.
-bool wraps(const Expr& e) { return !e.type.isStruct() && e.type.scalar == ScalarKind::Int; }
+// unsigned arithmetic (helperPrelude's formac_add_i, formac_add_l & co.):
+// signed overflow is undefined in C and CUDA, clang has no pragma for -fwrapv
+// and nvcc no flag, and both fold `x + 2147483647 > x` to true.
+bool wraps(const Expr& e) {
+  return !e.type.isStruct() && (e.type.scalar == ScalarKind::Int || e.type.scalar == ScalarKind::Int64);
+}
 
 bool isPositiveZero(const Expr& e) {
   return e.kind == Expr::Const && isFloating(e.type.scalar) && e.floatValue == 0.0 && !std::signbit(e.floatValue);
@@ -278,21 +288,27 @@ std::string condition(const Expr& e, const ExprContext& ctx) {
   return isTruthValue(e) ? t : "(" + t + " != 0)";
 }
 
-// Whether `e` is a conversion of an int8 or int16 value (C promotes them).
+// Whether `e` is a conversion of an int8, int16 or uint16 value (C promotes them).
 bool isNarrowInteger(const Expr& e) {
   const Expr* x = &e;
   while (x->kind == Expr::Cast && !x->args.empty()) x = x->args[0].get();
-  return x != &e && !x->type.isStruct() &&
-         (x->type.scalar == ScalarKind::Int8 || x->type.scalar == ScalarKind::Int16);
+  return x != &e && !x->type.isStruct() && promote(x->type.scalar) == ScalarKind::Int &&
+         x->type.scalar != ScalarKind::Int;
 }
 
-// An operand of a comparison: a truth value or a promoted int8 / int16 goes
-// through formac_int, or gcc warns that `(a || b) <= 2` or
+// The identity of `e`'s integer type, which hides from gcc and clang what they
+// know about `t`: formac_int, or formac_int64 for an int64.
+std::string opaque(const Expr& e, const std::string& t) {
+  return (e.type.scalar == ScalarKind::Int64 ? "formac_int64(" : "formac_int(") + t + ")";
+}
+
+// An operand of a comparison: a truth value or a promoted int8 / int16 /
+// uint16 goes through formac_int, or gcc warns that `(a || b) <= 2` or
 // `(int)uchar <= 255` is always true (-Wbool-compare, -Wtype-limits), as
 // it is. The value is the same.
 std::string compared(const Expr& e, const ExprContext& ctx) {
   std::string t = printCExpr(e, ctx);
-  return isTruthValue(e) || isNarrowInteger(e) ? "formac_int(" + t + ")" : t;
+  return isTruthValue(e) || isNarrowInteger(e) ? opaque(e, t) : t;
 }
 
 }  // namespace
@@ -307,6 +323,13 @@ std::string cIdentifier(const std::string& name) {
 std::string cType(const Type& t) { return t.cName(); }
 
 std::string cLiteral(const Expr& e) {
+  if (e.type.scalar == ScalarKind::Int64) {
+    // long long literals (3000000000 alone is a long, not a long long);
+    // -9223372036854775808 is the negation of a literal too large for one.
+    if (e.intValue == INT64_MIN) return "(-9223372036854775807LL - 1)";
+    std::string v = std::to_string(e.intValue) + "LL";
+    return e.intValue < 0 ? "(" + v + ")" : v;
+  }
   if (!isFloating(e.type.scalar)) {
     // -2147483648 would be a long in C (the negation of 2147483648).
     if (e.intValue == -2147483647LL - 1) return "(-2147483647 - 1)";
@@ -339,12 +362,12 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
     case Expr::Local: return ctx.lets.at(static_cast<size_t>(e.local));
     case Expr::Unary:
       if (e.unOp == ir::UnOp::Not) return "(!" + condition(*e.args[0], ctx) + ")";
-      if (wraps(e)) return "formac_neg_i(" + arg(0) + ")";
+      if (wraps(e)) return "formac_neg_" + suffixFor(e.type.scalar) + "(" + arg(0) + ")";
       return "(-" + arg(0) + ")";
     case Expr::Binary: {
       if (!isFloating(e.type.scalar) && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
-        return std::string(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(") + arg(0) +
-               ", " + arg(1) + ")";
+        return std::string(e.binOp == BinOp::Div ? "formac_idiv" : "formac_imod") +
+               (e.type.scalar == ScalarKind::Int64 ? "_l(" : "(") + arg(0) + ", " + arg(1) + ")";
       if (ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
         // s + c * x with c * x exact (scaledBoundedRead) rounds once either
         // way: one fma. The right operand first: a running sum's new term.
@@ -387,8 +410,8 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
         return fn + arg(0) + ", " + arg(1) + ")";
       }
       if (wraps(e) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub || e.binOp == BinOp::Mul))
-        return std::string(e.binOp == BinOp::Add ? "formac_add_i(" : e.binOp == BinOp::Sub ? "formac_sub_i(" : "formac_mul_i(") +
-               arg(0) + ", " + arg(1) + ")";
+        return std::string(e.binOp == BinOp::Add ? "formac_add_" : e.binOp == BinOp::Sub ? "formac_sub_" : "formac_mul_") +
+               suffixFor(e.type.scalar) + "(" + arg(0) + ", " + arg(1) + ")";
       if (!ctx.cuda && isFloating(e.type.scalar) && (e.binOp == BinOp::Add || e.binOp == BinOp::Sub)) {
         // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
         // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
@@ -406,7 +429,7 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
         std::string a = compared(*e.args[0], ctx), b = compared(*e.args[1], ctx);
         // `t != t` of an integer: clang warns that it is always false
         // (-Wtautological-compare), as it is.
-        if (a == b && !isFloating(e.args[0]->type.scalar)) a = "formac_int(" + a + ")";
+        if (a == b && !isFloating(e.args[0]->type.scalar)) a = opaque(*e.args[0], a);
         return "(" + a + " " + ir::binOpSpelling(e.binOp) + " " + b + ")";
       }
       return "(" + arg(0) + " " + ir::binOpSpelling(e.binOp) + " " + arg(1) + ")";
@@ -426,6 +449,7 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
       // helpers (helperPrelude) go through int, from
       // which the narrowing keeps the low bits.
       if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
+        if (e.type.scalar == ScalarKind::Int64) return "formac_ftoi_l(" + arg(0) + ")";
         bool f = !ctx.cuda && e.args[0]->type.scalar == ScalarKind::Float;
         return "((" + cType(e.type) + ")" + (f ? "formac_ftoi_f(" : "formac_ftoi(") + arg(0) + "))";
       }
@@ -439,158 +463,6 @@ std::string printCExpr(const Expr& e, const ExprContext& ctx) {
     }
   }
   return "?";
-}
-
-std::string helperPrelude(const std::string& q, bool cuda) {
-  std::string s;
-  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset; an index at most\n"
-       "   one extent outside is resolved without a division. */\n";
-  // CUDA: templates, so that kernels indexing with int resolve in 32 bits
-  // (a 64-bit remainder is a called routine of ~70 instructions there).
-  std::string tpl = cuda ? "template <typename A, typename B>\n" : "";
-  std::string T = cuda ? "auto" : "long long", A = cuda ? "A" : "long long", B = cuda ? "B" : "long long";
-  std::string ret = cuda ? " -> decltype(i + n)" : "";
-  std::string open = cuda ? "  typedef decltype(i + n) T;\n" : "  typedef long long T;\n";
-  s += tpl + q + " int formac_in_range(" + A + " i, " + B + " n) { return i >= 0 && i < n; }\n";
-  s += tpl + q + " " + T + " formac_clamp(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  return i < 0 ? (T)0 : (i >= n ? (T)(n - 1) : (T)i);\n}\n";
-  s += tpl + q + " " + T + " formac_wrap(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  long long m;\n"
-       "  if (i >= 0 && i < n) return (T)i;\n"
-       "  if (i < 0 && i >= -n) return (T)(i + n);\n"
-       "  if (i >= n && i - n < n) return (T)(i - n);\n"
-       "  m = (long long)i % (long long)n;\n"
-       "  return (T)(m < 0 ? m + n : m);\n}\n";
-  s += tpl + q + " " + T + " formac_mirror(" + A + " i, " + B + " n)" + ret + " {\n" + open +
-       "  long long period, m;\n"
-       "  if (i >= 0 && i < n) return (T)i;\n"
-       "  if (n == 1) return (T)0;\n"
-       "  if (i < 0 && i > -n) return (T)(-i);\n"
-       "  if (i >= n && i - n < n - 1) return (T)((n - 1) - (i - (n - 1)));\n"
-       "  period = 2 * ((long long)n - 1);\n"
-       "  m = (long long)i % period;\n"
-       "  if (m < 0) m += period;\n"
-       "  return (T)(m < n ? m : period - m);\n}\n";
-  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees). */\n";
-  s += q + " int formac_idiv(int a, int b) {\n"
-           "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";
-  s += q + " int formac_imod(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }\n";
-  s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
-  s += q + " int formac_int(int a) { return a; }\n";
-  s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
-  s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
-       "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
-       "   them, CUDA saturates); narrower integer types then keep the low bits. */\n";
-  s += q + " int formac_ftoi(double x) {\n"
-           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n";
-  s += q + " int formac_ftoi_f(float x) {\n"
-           "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n";
-  s += "/* int +, -, * and negation wrap, as in the evaluator, whatever the compiler\n"
-       "   (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
-  s += q + " int formac_add_i(int a, int b) { return (int)((unsigned)a + (unsigned)b); }\n";
-  s += q + " int formac_sub_i(int a, int b) { return (int)((unsigned)a - (unsigned)b); }\n";
-  s += q + " int formac_mul_i(int a, int b) { return (int)((unsigned)a * (unsigned)b); }\n";
-  s += q + " int formac_neg_i(int a) { return (int)(0u - (unsigned)a); }\n";
-  s += q + " long long formac_floordiv(long long a, long long b) {\n"
-           "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
-  s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
-  s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
-  s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
-  const char* types[][2] = {{"i", "int"}, {"f", "float"}, {"d", "double"}};
-  for (auto& t : types) {
-    std::string suf = t[0], ty = t[1];
-    s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
-    s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
-    if (suf == "i")  // the difference wraps, as in the evaluator
-      s += q + " int formac_absd_i(int a, int b) {\n"
-               "  return (int)(a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a);\n}\n";
-    else
-      s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
-  }
-  s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
-  s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
-  return s;
-}
-
-std::string divisionByOddConstant() {
-  // Why it is exact (compiler/codegen/README.md, "Division by a constant"): with
-  // r = RN(1/c), q = RN(x r) is within 1.5 ulp of x / c, so the remainder
-  // x - q c is a multiple of ulp(q) (or of 2^-149) below 2^24 of them: the fma
-  // gives it exactly. q + e r then differs from x / c by e (r - 1/c), under
-  // 1.5 * 2^-24 ulp; and x / c, an integer over an odd c, lies at least
-  // 1/(2|c|) ulp from every rounding boundary (a midpoint would need c to
-  // divide twice an odd multiple of its ulp). So the last fma rounds as x / c
-  // does, subnormal results included. Checked over all 2^32 floats for every
-  // odd c up to 1023 (bench/gpu/divcheck.cu). What the fma would get wrong is
-  // outside that argument: an infinite x (its remainder is NaN: fmaxf makes it
-  // finite, and q + e r stays infinite) and the sign of a zero (copysignf).
-  return "/* x / c for a float c that is an odd integer, 3 <= |c| < 2^21, r = RN(1/c):\n"
-         "   correctly rounded for every x, as __fdiv_rn, in three roundings and no\n"
-         "   branch (formac: compiler/codegen/README.md). */\n"
-         "static __device__ __forceinline__ float formac_div_odd_f(float x, float c, float r) {\n"
-         "  const float q = __fmul_rn(x, r);\n"
-         "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
-         "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
-         "}\n"
-         // A finite x, c > 0: the remainder's negation q c - x (exact, as
-         // above), then q - (q c - x) r: the same rounding, and a zero gets x's
-         // sign without copysignf (x = -0: q = -0, q c - x = +0, -0 - (+0) r = -0).
-         "/* The same for a finite x and c > 0 (formac knows x is finite): two fmas. */\n"
-         "static __device__ __forceinline__ float formac_div_odd_finite_f(float x, float c, float r) {\n"
-         "  const float q = __fmul_rn(x, r);\n"
-         "  return __fmaf_rn(__fmaf_rn(q, c, -x), -r, q);\n"
-         "}\n\n";
-}
-
-std::string integerPowers() {
-  // CUDA's pow is within 2 ulp and powf within 4 (CUDA Math API); glibc's,
-  // which the evaluator and the C backend call, within 1, so it returns a
-  // representable result exactly and CUDA's may miss it: pow(86, 1) gave
-  // 85.99999999999999, and a conversion to int 85. An integer to a power that
-  // is a non-negative integer is an integer, and below 2^50 (2^20 in float) an
-  // error of 4 ulp is under 1/4, so rounding to the nearest integer gives it.
-  return "/* x ^ y: an integer to a non-negative integer power is that integer exactly,\n"
-         "   as the evaluator's pow gives it (CUDA's pow may miss it by an ulp). */\n"
-         "static __device__ __forceinline__ double formac_pow_d(double x, double y) {\n"
-         "  const double r = pow(x, y);\n"
-         "  return (x == trunc(x) && y == trunc(y) && y >= 0.0 && fabs(r) < 1125899906842624.0) ? rint(r) : r;\n"
-         "}\n"
-         "static __device__ __forceinline__ float formac_pow_f(float x, float y) {\n"
-         "  const float r = powf(x, y);\n"
-         "  return (x == truncf(x) && y == truncf(y) && y >= 0.0f && fabsf(r) < 1048576.0f) ? rintf(r) : r;\n"
-         "}\n\n";
-}
-
-std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
-  std::string s;
-  for (const auto& st : p.structs) {
-    std::string guard = "FORMAC_STRUCT_" + st->name;
-    s += "#ifndef " + guard + "\n#define " + guard + "\n";
-    if (st->builtinCuda && cuda) {
-      // CUDA defines float4 & co.
-    } else if (st->builtinCuda) {
-      s += "typedef struct {";
-      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
-      s += " } " + st->name + ";\n";
-    } else {
-      s += "struct " + st->name + " {";
-      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
-      s += " };\n";
-    }
-    if (cuda) {
-      std::string ty = st->builtinCuda ? st->name : "struct " + st->name;
-      s += "static __host__ __device__ __forceinline__ " + ty + " formac_make_" + st->name + "(";
-      // Parameters f0, f1, ...: a field may be called anything, `v` included.
-      for (size_t i = 0; i < st->fields.size(); ++i)
-        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " f" + std::to_string(i);
-      s += ") {\n  " + ty + " formac_value;\n";
-      for (size_t i = 0; i < st->fields.size(); ++i)
-        s += "  formac_value." + st->fields[i].name + " = f" + std::to_string(i) + ";\n";
-      s += "  return formac_value;\n}\n";
-    }
-    s += "#endif\n";
-  }
-  return s;
 }
 
 }  // namespace formac::codegen

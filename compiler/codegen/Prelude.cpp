@@ -1,0 +1,178 @@
+#include "codegen/Prelude.h"
+
+namespace formac::codegen {
+namespace {
+
+// The helpers of one integer type (int: suffix "i", int64: "l"): division
+// and remainder (formac_idiv, formac_idiv_l), the identity (formac_int),
+// abs, and +, -, *, negation and absd wrapping through unsigned arithmetic.
+struct IntegerHelpers {
+  const char *suf, *ty, *u, *divSuffix, *identity;
+};
+std::string integerHelpers(const std::string& q, const IntegerHelpers& h) {
+  std::string t = h.ty, u = h.u, suf = h.suf, d = h.divSuffix;
+  std::string two = "(" + t + " a, " + t + " b)", head = q + " " + t + " ";
+  std::string neg = "(" + t + ")(0u - (" + u + ")a)";
+  std::string s;
+  s += head + "formac_idiv" + d + two + " {\n  return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n}\n";
+  s += head + "formac_imod" + d + two + " { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  s += head + h.identity + "(" + t + " a) { return a; }\n";
+  s += head + "formac_abs_" + suf + "(" + t + " a) { return a < 0 ? " + neg + " : a; }\n";
+  const char* ops[][2] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}};
+  for (auto& op : ops)
+    s += head + "formac_" + op[0] + "_" + suf + two + " { return (" + t + ")((" + u + ")a " + op[1] + " (" + u + ")b); }\n";
+  s += head + "formac_neg_" + suf + "(" + t + " a) { return " + neg + "; }\n";
+  s += head + "formac_min_" + suf + two + " { return a < b ? a : b; }\n";
+  s += head + "formac_max_" + suf + two + " { return a > b ? a : b; }\n";
+  s += head + "formac_absd_" + suf + two + " {\n  return (" + t + ")(a > b ? (" + u + ")a - (" + u + ")b : (" + u + ")b - (" + u + ")a);\n}\n";
+  return s;
+}
+
+}  // namespace
+
+std::string helperPrelude(const std::string& q, bool cuda) {
+  std::string s;
+  s += "/* Boundary modes (LANGUAGE.md §5), correct for any offset; an index at most\n"
+       "   one extent outside is resolved without a division. */\n";
+  // CUDA: templates, so that kernels indexing with int resolve in 32 bits
+  // (a 64-bit remainder is a called routine of ~70 instructions there).
+  std::string tpl = cuda ? "template <typename A, typename B>\n" : "";
+  std::string T = cuda ? "auto" : "long long", A = cuda ? "A" : "long long", B = cuda ? "B" : "long long";
+  std::string ret = cuda ? " -> decltype(i + n)" : "";
+  std::string open = cuda ? "  typedef decltype(i + n) T;\n" : "  typedef long long T;\n";
+  s += tpl + q + " int formac_in_range(" + A + " i, " + B + " n) { return i >= 0 && i < n; }\n";
+  s += tpl + q + " " + T + " formac_clamp(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  return i < 0 ? (T)0 : (i >= n ? (T)(n - 1) : (T)i);\n}\n";
+  s += tpl + q + " " + T + " formac_wrap(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  long long m;\n"
+       "  if (i >= 0 && i < n) return (T)i;\n"
+       "  if (i < 0 && i >= -n) return (T)(i + n);\n"
+       "  if (i >= n && i - n < n) return (T)(i - n);\n"
+       "  m = (long long)i % (long long)n;\n"
+       "  return (T)(m < 0 ? m + n : m);\n}\n";
+  s += tpl + q + " " + T + " formac_mirror(" + A + " i, " + B + " n)" + ret + " {\n" + open +
+       "  long long period, m;\n"
+       "  if (i >= 0 && i < n) return (T)i;\n"
+       "  if (n == 1) return (T)0;\n"
+       "  if (i < 0 && i > -n) return (T)(-i);\n"
+       "  if (i >= n && i - n < n - 1) return (T)((n - 1) - (i - (n - 1)));\n"
+       "  period = 2 * ((long long)n - 1);\n"
+       "  m = (long long)i % period;\n"
+       "  if (m < 0) m += period;\n"
+       "  return (T)(m < n ? m : period - m);\n}\n";
+  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees); a truth\n"
+       "   value compared with a number goes through formac_int (-Wbool-compare would call\n"
+       "   it constant); +, -, * and negation wrap, as in the evaluator, whatever the\n"
+       "   compiler (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
+  s += integerHelpers(q, {"i", "int", "unsigned", "", "formac_int"});
+  s += integerHelpers(q, {"l", "long long", "unsigned long long", "_l", "formac_int64"});
+  s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
+       "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
+       "   them, CUDA saturates); narrower integer types then keep the low bits. int64:\n"
+       "   the same in 64 bits, INT64_MIN outside its range and for NaN. */\n";
+  s += q + " int formac_ftoi(double x) {\n"
+           "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n";
+  s += q + " int formac_ftoi_f(float x) {\n"
+           "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n";
+  s += q + " long long formac_ftoi_l(double x) {\n"
+           "  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (long long)x\n"
+           "                                                                   : (-9223372036854775807LL - 1);\n}\n";
+  s += q + " long long formac_floordiv(long long a, long long b) {\n"
+           "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
+  s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
+  s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
+  s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
+  const char* types[][2] = {{"f", "float"}, {"d", "double"}};
+  for (auto& t : types) {
+    std::string suf = t[0], ty = t[1];
+    s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
+    s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
+    s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
+  }
+  s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
+  s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
+  return s;
+}
+
+std::string divisionByOddConstant() {
+  // Why it is exact (compiler/codegen/README.md, "Division by a constant"): with
+  // r = RN(1/c), q = RN(x r) is within 1.5 ulp of x / c, so the remainder
+  // x - q c is a multiple of ulp(q) (or of 2^-149) below 2^24 of them: the fma
+  // gives it exactly. q + e r then differs from x / c by e (r - 1/c), under
+  // 1.5 * 2^-24 ulp; and x / c, an integer over an odd c, lies at least
+  // 1/(2|c|) ulp from every rounding boundary (a midpoint would need c to
+  // divide twice an odd multiple of its ulp). So the last fma rounds as x / c
+  // does, subnormal results included. Checked over all 2^32 floats for every
+  // odd c up to 1023 (bench/gpu/divcheck.cu). What the fma would get wrong is
+  // outside that argument: an infinite x (its remainder is NaN: fmaxf makes it
+  // finite, and q + e r stays infinite) and the sign of a zero (copysignf).
+  return "/* x / c for a float c that is an odd integer, 3 <= |c| < 2^21, r = RN(1/c):\n"
+         "   correctly rounded for every x, as __fdiv_rn, in three roundings and no\n"
+         "   branch (formac: compiler/codegen/README.md). */\n"
+         "static __device__ __forceinline__ float formac_div_odd_f(float x, float c, float r) {\n"
+         "  const float q = __fmul_rn(x, r);\n"
+         "  const float e = fmaxf(__fmaf_rn(-q, c, x), -3.40282347e38f);  /* NaN for an infinite x */\n"
+         "  return copysignf(__fmaf_rn(e, r, q), c < 0.0f ? -x : x);\n"
+         "}\n"
+         // A finite x, c > 0: the remainder's negation q c - x (exact, as
+         // above), then q - (q c - x) r: the same rounding, and a zero gets x's
+         // sign without copysignf (x = -0: q = -0, q c - x = +0, -0 - (+0) r = -0).
+         "/* The same for a finite x and c > 0 (formac knows x is finite): two fmas. */\n"
+         "static __device__ __forceinline__ float formac_div_odd_finite_f(float x, float c, float r) {\n"
+         "  const float q = __fmul_rn(x, r);\n"
+         "  return __fmaf_rn(__fmaf_rn(q, c, -x), -r, q);\n"
+         "}\n\n";
+}
+
+std::string integerPowers() {
+  // CUDA's pow is within 2 ulp and powf within 4 (CUDA Math API); glibc's,
+  // which the evaluator and the C backend call, within 1, so it returns a
+  // representable result exactly and CUDA's may miss it: pow(86, 1) gave
+  // 85.99999999999999, and a conversion to int 85. An integer to a power that
+  // is a non-negative integer is an integer, and below 2^50 (2^20 in float) an
+  // error of 4 ulp is under 1/4, so rounding to the nearest integer gives it.
+  return "/* x ^ y: an integer to a non-negative integer power is that integer exactly,\n"
+         "   as the evaluator's pow gives it (CUDA's pow may miss it by an ulp). */\n"
+         "static __device__ __forceinline__ double formac_pow_d(double x, double y) {\n"
+         "  const double r = pow(x, y);\n"
+         "  return (x == trunc(x) && y == trunc(y) && y >= 0.0 && fabs(r) < 1125899906842624.0) ? rint(r) : r;\n"
+         "}\n"
+         "static __device__ __forceinline__ float formac_pow_f(float x, float y) {\n"
+         "  const float r = powf(x, y);\n"
+         "  return (x == truncf(x) && y == truncf(y) && y >= 0.0f && fabsf(r) < 1048576.0f) ? rintf(r) : r;\n"
+         "}\n\n";
+}
+
+std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
+  std::string s;
+  for (const auto& st : p.structs) {
+    std::string guard = "FORMAC_STRUCT_" + st->name;
+    s += "#ifndef " + guard + "\n#define " + guard + "\n";
+    if (st->builtinCuda && cuda) {
+      // CUDA defines float4 & co.
+    } else if (st->builtinCuda) {
+      s += "typedef struct {";
+      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
+      s += " } " + st->name + ";\n";
+    } else {
+      s += "struct " + st->name + " {";
+      for (const auto& f : st->fields) s += " " + std::string(scalarCType(f.type)) + " " + f.name + ";";
+      s += " };\n";
+    }
+    if (cuda) {
+      std::string ty = st->builtinCuda ? st->name : "struct " + st->name;
+      s += "static __host__ __device__ __forceinline__ " + ty + " formac_make_" + st->name + "(";
+      // Parameters f0, f1, ...: a field may be called anything, `v` included.
+      for (size_t i = 0; i < st->fields.size(); ++i)
+        s += (i ? ", " : "") + std::string(scalarCType(st->fields[i].type)) + " f" + std::to_string(i);
+      s += ") {\n  " + ty + " formac_value;\n";
+      for (size_t i = 0; i < st->fields.size(); ++i)
+        s += "  formac_value." + st->fields[i].name + " = f" + std::to_string(i) + ";\n";
+      s += "  return formac_value;\n}\n";
+    }
+    s += "#endif\n";
+  }
+  return s;
+}
+
+}  // namespace formac::codegen
