@@ -113,10 +113,10 @@ std::string structValue(const Type& t, const std::vector<std::string>& fields, b
 }
 
 // The constant converted to `k` as the evaluator does it, as a C literal: an
-// integer type gets the converted integer (x86's conversion, which C leaves
-// undefined for -3.25 to unsigned char).
+// integer type gets the converted integer (truncated toward zero; sema has
+// checked that it fits, LANGUAGE.md §7), an int64 a long long literal.
 std::string constantOfKind(double c, ScalarKind k) {
-  if (k == ScalarKind::Int64) {  // a long long literal
+  if (k == ScalarKind::Int64) {
     Expr lit;
     lit.kind = Expr::Const;
     lit.type = Type::of(k);

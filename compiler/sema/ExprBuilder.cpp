@@ -1,5 +1,6 @@
 #include "sema/ExprBuilder.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -51,7 +52,10 @@ namespace {
 std::string literalText(double v, bool isInt) {
   if (isInt) return std::to_string(static_cast<long long>(v));
   char buf[64];
-  for (int digits = 1; digits <= 17; ++digits) {  // the shortest spelling that reads back as v
+  // The shortest spelling that reads back as v, without an exponent where
+  // the integer part has fewer than 17 digits (300.0, not 3e+02).
+  int x = v != 0 ? static_cast<int>(std::floor(std::log10(std::fabs(v)))) : 0;
+  for (int digits = x >= 0 && x < 17 ? x + 1 : 1; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }

@@ -225,6 +225,11 @@ TEST(TypesInPrograms, LiteralsThatDoNotFitAreErrors) {
                     "return f(in, -2.5);\n")
                 .find("the argument -2.5 for parameter 'k'"),
             std::string::npos);
+  // A floating literal reads as written, not 3e+02.
+  EXPECT_NE(message("stencil f(vector#1 int8 X) { return X@[1]; }\nparameter M;\nvector#1 int8 in[M];\n"
+                    "return f(in:constant(300.0));\n")
+                .find("constant(300.0) does not fit"),
+            std::string::npos);
 }
 
 }  // namespace
