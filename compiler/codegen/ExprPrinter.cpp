@@ -15,6 +15,7 @@ std::string suffixFor(ScalarKind k) {
   switch (k) {
     case ScalarKind::Float: return "f";
     case ScalarKind::Double: return "d";
+    case ScalarKind::Int64: return "l";
     default: return "i";
   }
 }
@@ -43,7 +44,7 @@ std::string mathCall(const Expr& e, const std::vector<std::string>& a, bool cuda
     case MathFn::Fabs:
     case MathFn::Abs:
       if (isFloating(k)) return libm("fabs");
-      return "formac_abs_i(" + a[0] + ")";
+      return "formac_abs_" + suffixFor(k) + "(" + a[0] + ")";
     case MathFn::Absd: return "formac_absd_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
     case MathFn::Min: return "formac_min_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
     case MathFn::Max: return "formac_max_" + suffixFor(k) + "(" + a[0] + ", " + a[1] + ")";
@@ -112,9 +113,16 @@ std::string structValue(const Type& t, const std::vector<std::string>& fields, b
 }
 
 // The constant converted to `k` as the evaluator does it, as a C literal: an
-// integer type gets the converted integer (x86's conversion, which C leaves
-// undefined for -3.25 to unsigned char).
+// integer type gets the converted integer (truncated toward zero; sema has
+// checked that it fits, LANGUAGE.md §7), an int64 a long long literal.
 std::string constantOfKind(double c, ScalarKind k) {
+  if (k == ScalarKind::Int64) {
+    Expr lit;
+    lit.kind = Expr::Const;
+    lit.type = Type::of(k);
+    lit.intValue = floatingToInteger(c, k);
+    return cLiteral(lit);
+  }
   char buf[64];
   if (isFloating(k)) {
     std::snprintf(buf, sizeof buf, "%.17g", c);
@@ -251,10 +259,12 @@ bool isComparison(BinOp op) {
 }
 
 // Integer +, -, * and negation: they wrap, as in the evaluator, through
-// unsigned arithmetic (helperPrelude's formac_add_i & co.): signed overflow
-// is undefined in C and CUDA, clang has no pragma for -fwrapv and nvcc no
-// flag, and both fold `x + 2147483647 > x` to true.
-bool wraps(const Expr& e) { return !e.type.isStruct() && e.type.scalar == ScalarKind::Int; }
+// unsigned arithmetic (helperPrelude's formac_add_i, formac_add_l & co.):
+// signed overflow is undefined in C and CUDA, clang has no pragma for -fwrapv
+// and nvcc no flag, and both fold `x + 2147483647 > x` to true.
+bool wraps(const Expr& e) {
+  return !e.type.isStruct() && (e.type.scalar == ScalarKind::Int || e.type.scalar == ScalarKind::Int64);
+}
 
 bool isPositiveZero(const Expr& e) {
   return e.kind == Expr::Const && isFloating(e.type.scalar) && e.floatValue == 0.0 && !std::signbit(e.floatValue);
@@ -278,21 +288,27 @@ std::string condition(const Expr& e, const ExprContext& ctx) {
   return isTruthValue(e) ? t : "(" + t + " != 0)";
 }
 
-// Whether `e` is a conversion of an int8 or int16 value (C promotes them).
+// Whether `e` is a conversion of an int8, int16 or uint16 value (C promotes them).
 bool isNarrowInteger(const Expr& e) {
   const Expr* x = &e;
   while (x->kind == Expr::Cast && !x->args.empty()) x = x->args[0].get();
-  return x != &e && !x->type.isStruct() &&
-         (x->type.scalar == ScalarKind::Int8 || x->type.scalar == ScalarKind::Int16);
+  return x != &e && !x->type.isStruct() && promote(x->type.scalar) == ScalarKind::Int &&
+         x->type.scalar != ScalarKind::Int;
 }
 
-// An operand of a comparison: a truth value or a promoted int8 / int16 goes
-// through formac_int, or gcc warns that `(a || b) <= 2` or
+// The identity of `e`'s integer type, which hides from gcc and clang what they
+// know about `t`: formac_int, or formac_int64 for an int64.
+std::string opaque(const Expr& e, const std::string& t) {
+  return (e.type.scalar == ScalarKind::Int64 ? "formac_int64(" : "formac_int(") + t + ")";
+}
+
+// An operand of a comparison: a truth value or a promoted int8 / int16 /
+// uint16 goes through formac_int, or gcc warns that `(a || b) <= 2` or
 // `(int)uchar <= 255` is always true (-Wbool-compare, -Wtype-limits), as
 // it is. The value is the same.
 std::string compared(const Expr& e, const ExprContext& ctx) {
   std::string t = printCExpr(e, ctx);
-  return isTruthValue(e) || isNarrowInteger(e) ? "formac_int(" + t + ")" : t;
+  return isTruthValue(e) || isNarrowInteger(e) ? opaque(e, t) : t;
 }
 
 }  // namespace
@@ -307,6 +323,13 @@ std::string cIdentifier(const std::string& name) {
 std::string cType(const Type& t) { return t.cName(); }
 
 std::string cLiteral(const Expr& e) {
+  if (e.type.scalar == ScalarKind::Int64) {
+    // long long literals (3000000000 alone is a long, not a long long);
+    // -9223372036854775808 is the negation of a literal too large for one.
+    if (e.intValue == INT64_MIN) return "(-9223372036854775807LL - 1)";
+    std::string v = std::to_string(e.intValue) + "LL";
+    return e.intValue < 0 ? "(" + v + ")" : v;
+  }
   if (!isFloating(e.type.scalar)) {
     // -2147483648 would be a long in C (the negation of 2147483648).
     if (e.intValue == -2147483647LL - 1) return "(-2147483647 - 1)";
@@ -347,7 +370,7 @@ class CExprPrinter {
       case Expr::Local: out_ += ctx_.lets.at(static_cast<size_t>(e.local)); return;
       case Expr::Unary:
         if (e.unOp == ir::UnOp::Not) return text("(!", condition(*e.args[0], ctx_), ")");
-        return call(wraps(e) ? "formac_neg_i(" : "(-", e, ")");
+        return call(wraps(e) ? "formac_neg_" + suffixFor(e.type.scalar) + "(" : "(-", e, ")");
       case Expr::Binary: return binary(e);
       case Expr::Select:
         out_ += "(" + condition(*e.args[0], ctx_) + " ? ";
@@ -365,11 +388,13 @@ class CExprPrinter {
         // folded, 254 at run time); CUDA's own conversion saturates. The
         // helpers (helperPrelude) go through int, from
         // which the narrowing keeps the low bits.
-        out_ += "((" + cType(e.type) + ")";
         if (!e.type.isStruct() && !isFloating(e.type.scalar) && isFloating(e.args[0]->type.scalar)) {
+          if (e.type.scalar == ScalarKind::Int64) return call("formac_ftoi_l(", e, ")");
           bool f = !ctx_.cuda && e.args[0]->type.scalar == ScalarKind::Float;
+          out_ += "((" + cType(e.type) + ")";
           return call(f ? "formac_ftoi_f(" : "formac_ftoi(", e, "))");
         }
+        out_ += "((" + cType(e.type) + ")";
         return call("", e, ")");
       case Expr::Field:
         return call("", e, "." + e.args[0]->type.structType->fields[static_cast<size_t>(e.field)].name);
@@ -402,7 +427,9 @@ class CExprPrinter {
     bool floating = isFloating(e.type.scalar);
     bool addSub = e.binOp == BinOp::Add || e.binOp == BinOp::Sub;
     if (!floating && (e.binOp == BinOp::Div || e.binOp == BinOp::Mod))
-      return call(e.binOp == BinOp::Div ? "formac_idiv(" : "formac_imod(", e, ")");
+      return call(std::string(e.binOp == BinOp::Div ? "formac_idiv" : "formac_imod") +
+                      (e.type.scalar == ScalarKind::Int64 ? "_l(" : "("),
+                  e, ")");
     if (ctx_.cuda && floating && addSub) {
       // s + c * x with c * x exact (scaledBoundedRead) rounds once either
       // way: one fma. The right operand first: a running sum's new term.
@@ -451,7 +478,8 @@ class CExprPrinter {
                   e, ")");
     }
     if (wraps(e) && (addSub || e.binOp == BinOp::Mul))
-      return call(e.binOp == BinOp::Add ? "formac_add_i(" : e.binOp == BinOp::Sub ? "formac_sub_i(" : "formac_mul_i(",
+      return call(std::string(e.binOp == BinOp::Add ? "formac_add_" : e.binOp == BinOp::Sub ? "formac_sub_" : "formac_mul_") +
+                      suffixFor(e.type.scalar) + "(",
                   e, ")");
     if (!ctx_.cuda && floating && addSub) {
       // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
@@ -479,7 +507,7 @@ class CExprPrinter {
       std::string a = compared(*e.args[0], ctx_), b = compared(*e.args[1], ctx_);
       // `t != t` of an integer: clang warns that it is always false
       // (-Wtautological-compare), as it is.
-      if (a == b && !isFloating(e.args[0]->type.scalar)) a = "formac_int(" + a + ")";
+      if (a == b && !isFloating(e.args[0]->type.scalar)) a = opaque(*e.args[0], a);
       return text("(" + a, op, b + ")");
     }
     call("(", e, op, ")");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/Prelude.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -44,19 +45,6 @@ std::string printCExpr(const ir::Expr& e, const ExprContext& ctx);
 std::string cLiteral(const ir::Expr& e);
 // The C spelling of a type ("float", "struct rgb").
 std::string cType(const Type& t);
-// The prelude of helpers generated code relies on (boundary resolution,
-// integer division, min/max). `qualifier` is "static inline" or
-// "static __host__ __device__ __forceinline__".
-std::string helperPrelude(const std::string& qualifier, bool cuda);
-// CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
-// to __fdiv_rn in three roundings; and formac_div_odd_finite_f, the same for a
-// finite x in fewer instructions.
-std::string divisionByOddConstant();
-// formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
-std::string integerPowers();
-// Struct definitions, each guarded so a header and a .c may both carry them;
-// for CUDA also a formac_make_NAME constructor per struct.
-std::string structDefinitions(const ir::Pipeline& p, bool cuda);
 // A C identifier made from `name` (letters, digits, '_').
 std::string cIdentifier(const std::string& name);
 

@@ -25,6 +25,7 @@ int64_t truncateTo(ScalarKind k, int64_t v) {
   switch (k) {
     case ScalarKind::Int8: return static_cast<unsigned char>(v);
     case ScalarKind::Int16: return static_cast<short>(v);
+    case ScalarKind::Uint16: return static_cast<unsigned short>(v);
     case ScalarKind::Int: return static_cast<int32_t>(static_cast<uint32_t>(v));
     default: return v;
   }
@@ -47,6 +48,8 @@ Val makeFloat(ScalarKind k, double v) {
 Val convertVal(const Val& v, ScalarKind to) {
   bool fromFloat = isFloating(v.kind);
   if (isFloating(to)) {
+    // An int64 rounds once to float, as C converts it (not through double).
+    if (!fromFloat && to == ScalarKind::Float) return makeFloat(to, static_cast<double>(static_cast<float>(v.i)));
     if (!fromFloat) return makeFloat(to, static_cast<double>(v.i));
     if (to == ScalarKind::Float) return makeFloat(to, static_cast<double>(static_cast<float>(v.f)));
     return makeFloat(to, v.f);
@@ -84,13 +87,14 @@ Val arith(BinOp op, const Val& a, const Val& b, ScalarKind k) {
       default: break;
     }
   } else {
+    // int and int64 wrap: the arithmetic is modulo 2^64, then truncated to k.
     int64_t x = a.i, y = b.i;
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     switch (op) {
-      case BinOp::Add: return makeInt(k, x + y);
-      case BinOp::Sub: return makeInt(k, x - y);
-      case BinOp::Mul:
-        return makeInt(k, static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)));
-      case BinOp::Div: return makeInt(k, (y == 0 || (y == -1 && x == INT32_MIN)) ? (y == 0 ? 0 : x) : x / y);
+      case BinOp::Add: return makeInt(k, static_cast<int64_t>(ux + uy));
+      case BinOp::Sub: return makeInt(k, static_cast<int64_t>(ux - uy));
+      case BinOp::Mul: return makeInt(k, static_cast<int64_t>(ux * uy));
+      case BinOp::Div: return makeInt(k, y == 0 ? 0 : y == -1 ? static_cast<int64_t>(0 - ux) : x / y);
       case BinOp::Mod: return makeInt(k, (y == 0 || y == -1) ? 0 : x % y);
       default: break;
     }
@@ -153,10 +157,11 @@ Val mathCall(MathFn fn, const std::vector<Val>& a, ScalarKind k) {
   if (k == ScalarKind::Float) return makeFloat(k, callMath<float>(fn, as<float>(a[0]), as<float>(y)));
   if (k == ScalarKind::Double) return makeFloat(k, callMath<double>(fn, as<double>(a[0]), as<double>(y)));
   int64_t x = a[0].i, z = y.i;
+  uint64_t ux = static_cast<uint64_t>(x), uz = static_cast<uint64_t>(z);  // differences wrap
   switch (fn) {
     case MathFn::Abs:
-    case MathFn::Fabs: return makeInt(k, x < 0 ? -x : x);
-    case MathFn::Absd: return makeInt(k, x > z ? x - z : z - x);
+    case MathFn::Fabs: return makeInt(k, static_cast<int64_t>(x < 0 ? 0 - ux : ux));
+    case MathFn::Absd: return makeInt(k, static_cast<int64_t>(x > z ? ux - uz : uz - ux));
     case MathFn::Min: return makeInt(k, x < z ? x : z);
     case MathFn::Max: return makeInt(k, x > z ? x : z);
     default: break;
@@ -168,7 +173,9 @@ Val loadScalar(const unsigned char* p, ScalarKind k) {
   switch (k) {
     case ScalarKind::Int8: return makeInt(k, *p);
     case ScalarKind::Int16: { short v; std::memcpy(&v, p, 2); return makeInt(k, v); }
+    case ScalarKind::Uint16: { uint16_t v; std::memcpy(&v, p, 2); return makeInt(k, v); }
     case ScalarKind::Int: { int32_t v; std::memcpy(&v, p, 4); return makeInt(k, v); }
+    case ScalarKind::Int64: { int64_t v; std::memcpy(&v, p, 8); return makeInt(k, v); }
     case ScalarKind::Float: { float v; std::memcpy(&v, p, 4); return makeFloat(k, v); }
     case ScalarKind::Double: { double v; std::memcpy(&v, p, 8); return makeFloat(k, v); }
   }
@@ -179,7 +186,9 @@ void storeScalar(unsigned char* p, const Val& v) {
   switch (v.kind) {
     case ScalarKind::Int8: *p = static_cast<unsigned char>(v.i); break;
     case ScalarKind::Int16: { short x = static_cast<short>(v.i); std::memcpy(p, &x, 2); break; }
+    case ScalarKind::Uint16: { uint16_t x = static_cast<uint16_t>(v.i); std::memcpy(p, &x, 2); break; }
     case ScalarKind::Int: { int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Int64: std::memcpy(p, &v.i, 8); break;
     case ScalarKind::Float: { float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
     case ScalarKind::Double: std::memcpy(p, &v.f, 8); break;
   }
@@ -228,7 +237,7 @@ Val applyOp(const Expr& e, const std::vector<Val>& a) {
     case Expr::Unary:
       if (e.unOp == ir::UnOp::Not) return makeInt(ScalarKind::Int, !truthy(a[0]));
       return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, -a[0].f)
-                                       : makeInt(e.type.scalar, -a[0].i);
+                                       : makeInt(e.type.scalar, static_cast<int64_t>(0 - static_cast<uint64_t>(a[0].i)));
     case Expr::Binary:
       switch (e.binOp) {
         case BinOp::And: return makeInt(ScalarKind::Int, truthy(a[0]) && truthy(a[1]));

@@ -1,7 +1,8 @@
 // Element types shared by the front end, the IR and the backends.
 //
 // Forma's basic types map to C as: int8 = unsigned char, int16 = short,
-// int = int, float, double. Arithmetic follows C's usual conversions.
+// uint16 = unsigned short, int = int, int64 = long long (LANGUAGE.md §7),
+// float, double. Arithmetic follows C's usual conversions.
 #pragma once
 
 #include <cstddef>
@@ -10,22 +11,38 @@
 
 namespace formac {
 
-enum class ScalarKind { Int8, Int16, Int, Float, Double };
+enum class ScalarKind { Int8, Int16, Uint16, Int, Int64, Float, Double };
 
 const char* scalarName(ScalarKind k);   // Forma spelling: "int8"
 const char* scalarCType(ScalarKind k);  // C spelling: "unsigned char"
 bool isFloating(ScalarKind k);
 int scalarSize(ScalarKind k);  // bytes
 
-// C's usual arithmetic conversions: int8/int16 promote to int.
+// C's usual arithmetic conversions: int8/int16/uint16 promote to int; int64
+// with an int is int64; a floating type wins.
 ScalarKind promote(ScalarKind k);
 ScalarKind arithmeticResult(ScalarKind a, ScalarKind b);
+
+// Forma's "wider type" of ?: branches and min/max: the type whose values hold
+// both operands' (int8 with int16 is int16), else C's usual conversions
+// (int16 with uint16 is int, int64 with float is float).
+ScalarKind wider(ScalarKind a, ScalarKind b);
+
+// The values of an integer type: [lo, hi].
+void integerRange(ScalarKind k, long long* lo, long long* hi);
+
+// Whether a literal of value `v` fits the type it becomes (LANGUAGE.md §7):
+// an integer type holds v's truncation toward zero (C's conversion), float
+// holds v when it rounds to a finite float, double any literal.
+bool literalFits(double v, ScalarKind k);
 
 // A floating value converted to the integer type `to` as C does it on x86
 // (docs/forma-semantics.md section 1; the evaluator and the generated code
 // agree): truncation toward zero to a 32-bit int, INT_MIN outside int's range
-// and for NaN, then int8 / int16 keep the low 8 / 16 bits. C leaves the
-// out-of-range cases undefined, so nothing may rely on a plain cast for them.
+// and for NaN, then int8 / int16 / uint16 keep the low 8 / 16 bits; int64 is
+// the 64-bit truncation, INT64_MIN outside its range and for NaN (cvttsd2si
+// with a 64-bit destination). C leaves the out-of-range cases undefined, so
+// nothing may rely on a plain cast for them.
 long long floatingToInteger(double v, ScalarKind to);
 
 struct StructField {

@@ -28,6 +28,8 @@ const char* tokenSpelling(Tok kind) {
     case Tok::KwInt: return "'int'";
     case Tok::KwInt16: return "'int16'";
     case Tok::KwInt8: return "'int8'";
+    case Tok::KwUint16: return "'uint16'";
+    case Tok::KwInt64: return "'int64'";
     case Tok::KwMirror: return "'mirror'";
     case Tok::KwClamped: return "'clamped'";
     case Tok::KwExtend: return "'extend'";
@@ -76,6 +78,7 @@ const std::unordered_map<std::string, Tok>& keywords() {
       {"for", Tok::KwFor},         {"endfor", Tok::KwEndfor},   {"do", Tok::KwDo},
       {"while", Tok::KwWhile},     {"float", Tok::KwFloat},     {"double", Tok::KwDouble},
       {"int", Tok::KwInt},         {"int16", Tok::KwInt16},     {"int8", Tok::KwInt8},
+      {"uint16", Tok::KwUint16},   {"int64", Tok::KwInt64},
       {"mirror", Tok::KwMirror},   {"clamped", Tok::KwClamped}, {"extend", Tok::KwExtend},
       {"wrap", Tok::KwWrap},       {"constant", Tok::KwConstant}};
   return table;

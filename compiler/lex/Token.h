@@ -16,7 +16,7 @@ enum class Tok {
   DoubleLit,  // 3.0, 1e-3, .5
   // keywords
   KwStencil, KwVector, KwParameter, KwReturn, KwStruct, KwCast, KwFor, KwEndfor,
-  KwDo, KwWhile, KwFloat, KwDouble, KwInt, KwInt16, KwInt8, KwMirror, KwClamped,
+  KwDo, KwWhile, KwFloat, KwDouble, KwInt, KwInt16, KwInt8, KwUint16, KwInt64, KwMirror, KwClamped,
   KwExtend, KwWrap, KwConstant,
   // punctuation
   LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Semi, Colon, Question,

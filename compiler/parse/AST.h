@@ -114,6 +114,7 @@ struct Boundary {
   BoundaryMode mode = BoundaryMode::None;
   double constant = 0.0;
   bool constantIsInt = true;
+  SourceLoc constantLoc;  // where the constant's literal is
 };
 
 struct VExpr;

@@ -12,7 +12,7 @@ constexpr int kMaxNesting = 1000;
 
 bool isBasicType(Tok t) {
   return t == Tok::KwFloat || t == Tok::KwDouble || t == Tok::KwInt || t == Tok::KwInt16 ||
-         t == Tok::KwInt8;
+         t == Tok::KwInt8 || t == Tok::KwUint16 || t == Tok::KwInt64;
 }
 
 ScalarKind basicType(Tok t) {
@@ -21,6 +21,8 @@ ScalarKind basicType(Tok t) {
     case Tok::KwDouble: return ScalarKind::Double;
     case Tok::KwInt16: return ScalarKind::Int16;
     case Tok::KwInt8: return ScalarKind::Int8;
+    case Tok::KwUint16: return ScalarKind::Uint16;
+    case Tok::KwInt64: return ScalarKind::Int64;
     default: return ScalarKind::Int;
   }
 }
@@ -136,7 +138,7 @@ class Parser {
     expect(Tok::LBrace, "after the struct name");
     while (!accept(Tok::RBrace)) {
       if (!isBasicType(cur().kind))
-        fail("expected a field type (int8, int16, int, float or double) in struct '" + s.name +
+        fail("expected a field type (int8, int16, uint16, int, int64, float or double) in struct '" + s.name +
              "', found " + describe(cur()));
       StructField f;
       f.type = basicType(next().kind);
@@ -677,6 +679,7 @@ class Parser {
         b.mode = BoundaryMode::Constant;
         next();
         expect(Tok::LParen, "after 'constant'");
+        b.constantLoc = cur().loc;
         auto v = numberLiteral();
         b.constantIsInt = v->kind == Expr::IntLit;
         b.constant = b.constantIsInt ? static_cast<double>(v->intValue) : v->floatValue;

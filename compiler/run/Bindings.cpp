@@ -38,12 +38,16 @@ bool isInteger(double v, double lo, double hi) { return v == std::floor(v) && v 
 
 // The range of a scalar input's type, and its spelling in messages.
 void rangeOf(ScalarKind k, double& lo, double& hi) {
-  switch (k) {
-    case ScalarKind::Int8: lo = 0; hi = 255; return;
-    case ScalarKind::Int16: lo = SHRT_MIN; hi = SHRT_MAX; return;
-    case ScalarKind::Int: lo = INT_MIN; hi = INT_MAX; return;
-    default: lo = -HUGE_VAL; hi = HUGE_VAL; return;
+  if (isFloating(k)) {
+    lo = -HUGE_VAL;
+    hi = HUGE_VAL;
+    return;
   }
+  long long l, h;
+  integerRange(k, &l, &h);
+  lo = static_cast<double>(l);
+  // INT64_MAX is no double: the largest double below 2^63.
+  hi = k == ScalarKind::Int64 ? std::nextafter(9223372036854775808.0, 0.0) : static_cast<double>(h);
 }
 
 // "[M, N]"
@@ -186,7 +190,9 @@ void storeScalarArgument(ScalarKind k, double v, void* slot) {
   switch (k) {
     case ScalarKind::Int8: { unsigned char x = static_cast<unsigned char>(v); std::memcpy(slot, &x, sizeof x); return; }
     case ScalarKind::Int16: { short x = static_cast<short>(v); std::memcpy(slot, &x, sizeof x); return; }
+    case ScalarKind::Uint16: { unsigned short x = static_cast<unsigned short>(v); std::memcpy(slot, &x, sizeof x); return; }
     case ScalarKind::Int: { int x = static_cast<int>(v); std::memcpy(slot, &x, sizeof x); return; }
+    case ScalarKind::Int64: { long long x = static_cast<long long>(v); std::memcpy(slot, &x, sizeof x); return; }
     case ScalarKind::Float: { float x = static_cast<float>(v); std::memcpy(slot, &x, sizeof x); return; }
     case ScalarKind::Double: std::memcpy(slot, &v, sizeof v); return;
   }

@@ -11,7 +11,9 @@ double loadScalarArgument(ScalarKind k, const void* p) {
   switch (k) {
     case ScalarKind::Int8: return *static_cast<const unsigned char*>(p);
     case ScalarKind::Int16: return *static_cast<const short*>(p);
+    case ScalarKind::Uint16: return *static_cast<const unsigned short*>(p);
     case ScalarKind::Int: return *static_cast<const int*>(p);
+    case ScalarKind::Int64: return static_cast<double>(*static_cast<const long long*>(p));
     case ScalarKind::Float: return *static_cast<const float*>(p);
     case ScalarKind::Double: return *static_cast<const double*>(p);
   }

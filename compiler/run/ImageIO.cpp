@@ -35,6 +35,16 @@ void storeScalar(ScalarKind k, double v, unsigned char* p) {
       std::memcpy(p, &x, sizeof x);
       return;
     }
+    case ScalarKind::Uint16: {
+      unsigned short x = static_cast<unsigned short>(saturate(v, 0, USHRT_MAX));
+      std::memcpy(p, &x, sizeof x);
+      return;
+    }
+    case ScalarKind::Int64: {  // a file's samples are far inside int64
+      long long x = static_cast<long long>(saturate(v, -9.2e18, 9.2e18));
+      std::memcpy(p, &x, sizeof x);
+      return;
+    }
     case ScalarKind::Int: {
       int x = static_cast<int>(saturate(v, INT_MIN, INT_MAX));
       std::memcpy(p, &x, sizeof x);
@@ -53,7 +63,9 @@ double loadScalar(ScalarKind k, const unsigned char* p) {
   switch (k) {
     case ScalarKind::Int8: return *p;
     case ScalarKind::Int16: { short x; std::memcpy(&x, p, sizeof x); return x; }
+    case ScalarKind::Uint16: { unsigned short x; std::memcpy(&x, p, sizeof x); return x; }
     case ScalarKind::Int: { int x; std::memcpy(&x, p, sizeof x); return x; }
+    case ScalarKind::Int64: { long long x; std::memcpy(&x, p, sizeof x); return static_cast<double>(x); }
     case ScalarKind::Float: { float x; std::memcpy(&x, p, sizeof x); return x; }
     case ScalarKind::Double: { double x; std::memcpy(&x, p, sizeof x); return x; }
   }
@@ -102,6 +114,25 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 const char* channelWord(int n) { return n == 1 ? "1 channel (gray)" : n == 3 ? "3 channels (RGB)" : "channels"; }
 
+bool hasChannelOf(const std::vector<Channel>& layout, ScalarKind k) {
+  for (const auto& c : layout)
+    if (c.kind == k) return true;
+  return false;
+}
+
+// An int16 input takes 16-bit samples as stored, so one above 32767 is an
+// error (it would be clipped): naming the input and the largest sample.
+void requireInt16Fits(const formac_image& img, const std::string& path, const std::string& inputName,
+                      const Type& type) {
+  size_t n = static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * static_cast<size_t>(img.channels);
+  const unsigned short* s = static_cast<const unsigned short*>(img.data);
+  unsigned short largest = n ? *std::max_element(s, s + n) : 0;
+  if (largest > SHRT_MAX)
+    throw UserError("'" + path + "' has 16-bit samples up to " + std::to_string(largest) + ", above 32767, but input '" +
+                    inputName + "' is " + type.name() + (type.isStruct() ? " (int16 fields)" : "") +
+                    ": declare it uint16 to read the samples as stored");
+}
+
 }  // namespace
 
 int channelsOf(const Type& type, const std::string& imageName) {
@@ -145,6 +176,7 @@ InputFile readInputImage(const std::string& path, const std::string& inputName, 
   size_t elem = typeSize(type);
   in.image.bytes.assign(pixels * elem, 0);
   std::vector<Channel> layout = channelLayout(type);
+  if (img.type == FORMAC_U16 && hasChannelOf(layout, ScalarKind::Int16)) requireInt16Fits(img, path, inputName, type);
   for (size_t i = 0; i < pixels; ++i)
     for (size_t c = 0; c < layout.size(); ++c) {
       size_t at = i * layout.size() + c;
@@ -189,6 +221,9 @@ void writeOutputImage(const std::string& path, const std::string& outputName, co
     throw UserError("output '" + outputName + "' is empty (" + describeExtent(img.extent) +
                     "): nothing to write to '" + path + "'");
   if (w > INT_MAX || h > INT_MAX) throw UserError("output '" + outputName + "' is too large to write");
+  std::vector<Channel> layout = channelLayout(img.type);
+  // uint16 holds 16-bit samples: written as such, whatever the inputs were.
+  if (depth == SampleFormat::U8 && hasChannelOf(layout, ScalarKind::Uint16)) depth = SampleFormat::U16;
   SampleFormat f = endsWith(lower(path), ".pfm") ? SampleFormat::F32 : depth;
   formac_pixel_type pt = f == SampleFormat::U8 ? FORMAC_U8 : f == SampleFormat::U16 ? FORMAC_U16 : FORMAC_F32;
   formac_image out{};
@@ -198,7 +233,6 @@ void writeOutputImage(const std::string& path, const std::string& outputName, co
     formac_image* img;
     ~Release() { formac_image_free(img); }
   } release{&out};
-  std::vector<Channel> layout = channelLayout(img.type);
   size_t elem = typeSize(img.type);
   size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
   for (size_t i = 0; i < pixels; ++i)

@@ -5,7 +5,9 @@
 // README.md ("Using it"):
 //   element type   8-bit file    16-bit file     PFM            -> 8-bit (16-bit) file / PFM
 //   int8           as stored     /257, rounded   x255, rounded  as is (x257)    / /255
-//   int16, int     as stored     as stored       rounded        clamped 0..255 (0..65535) / as is
+//   uint16         as stored     as stored       rounded        always 16-bit, as is / as is
+//   int16          as stored     as stored; an error above 32767  rounded  clamped 0..255 (0..65535) / as is
+//   int, int64     as stored     as stored       rounded        clamped 0..255 (0..65535) / as is
 //   float, double  /255 -> 0..1  /65535 -> 0..1  as stored      x255 (x65535), rounded, clamped / as is
 // Rounding is half away from zero; conversions to integers saturate; NaN
 // becomes 0. A scalar element type takes one channel (gray), a struct of three

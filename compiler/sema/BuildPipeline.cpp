@@ -90,7 +90,8 @@ class PipelineBuilder {
         // CUDA's vector types: float4 / int2 ... fields x, y, z, w.
         static const std::map<std::string, ScalarKind> bases = {
             {"float", ScalarKind::Float}, {"double", ScalarKind::Double},
-            {"int", ScalarKind::Int}, {"short", ScalarKind::Int16}, {"uchar", ScalarKind::Int8}};
+            {"int", ScalarKind::Int}, {"short", ScalarKind::Int16}, {"uchar", ScalarKind::Int8},
+            {"ushort", ScalarKind::Uint16}};
         bool ok = false;
         for (const auto& [base, kind] : bases) {
           if (s.name.size() == base.size() + 1 && s.name.compare(0, base.size(), base) == 0) {
@@ -498,6 +499,30 @@ class PipelineBuilder {
     userError(e.loc, "unknown function '" + e.name + "'");
   }
 
+  // A literal argument for a scalar parameter of type `k`: converted, and an
+  // error where it does not fit (LANGUAGE.md §7).
+  static ir::ExprPtr literalArgument(const ast::CallArg& arg, ScalarKind k, const std::string& param,
+                                     const std::string& callee) {
+    bool isInt = arg.literal->kind == ast::Expr::IntLit;
+    double v = isInt ? static_cast<double>(arg.literal->intValue) : arg.literal->floatValue;
+    sema::requireLiteralFits(v, isInt, k, arg.loc,
+                             "the argument %v for parameter '" + param + "' of '" + callee + "' does not fit its type");
+    return sema::constOf(v, isInt, k);
+  }
+
+  // A constant(c) boundary must fit the image's element type, each field's
+  // for a struct (LANGUAGE.md §7).
+  void requireConstantFits(const ast::Boundary& b, int image) const {
+    const Stage& s = stage(image);
+    if (!s.type.isStruct())
+      sema::requireLiteralFits(b.constant, b.constantIsInt, s.type.scalar, b.constantLoc,
+                               "constant(%v) does not fit the elements of '" + s.name + "', of type");
+    else
+      for (const auto& f : s.type.structType->fields)
+        sema::requireLiteralFits(b.constant, b.constantIsInt, f.type, b.constantLoc,
+                                 "constant(%v) does not fit field '" + f.name + "' of '" + s.name + "', of type");
+  }
+
   // A stencil application: one stage, one piece covering the extent.
   int applyStencil(const ast::StencilDef& def, const ast::VExpr& call, Scope& sc) {
     if (call.args.size() != def.params.size())
@@ -515,9 +540,7 @@ class PipelineBuilder {
       std::string argText;
       if (prm.rank == 0) {
         if (arg.literal) {
-          bool isInt = arg.literal->kind == ast::Expr::IntLit;
-          double v = isInt ? static_cast<double>(arg.literal->intValue) : arg.literal->floatValue;
-          b.scalar = sema::constOf(v, isInt, declared.scalar);
+          b.scalar = literalArgument(arg, declared.scalar, prm.name, def.name);
         } else {
           Value v = vexpr(*arg.value, sc);
           if (v.kind != Value::Scalar)
@@ -556,6 +579,7 @@ class PipelineBuilder {
         b.rank = prm.rank;
         b.elemType = img.type;
         b.boundary = arg.boundary.mode != ast::BoundaryMode::None ? arg.boundary : v.boundary;
+        if (b.boundary.mode == ast::BoundaryMode::Constant) requireConstantFits(b.boundary, v.stage);
         argText = img.name;
         if (b.boundary.mode != ast::BoundaryMode::None)
           argText += std::string(":") + ast::boundaryName(b.boundary.mode);
@@ -689,10 +713,8 @@ class PipelineBuilder {
         if (prm.rank != 0)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is an image, "
                              "but a number is given");
-        bool isInt = arg.literal->kind == ast::Expr::IntLit;
-        double x = isInt ? static_cast<double>(arg.literal->intValue) : arg.literal->floatValue;
         v.kind = Value::Scalar;
-        v.scalar = sema::constOf(x, isInt, resolveType(prm.type).scalar);
+        v.scalar = literalArgument(arg, resolveType(prm.type).scalar, prm.name, def.name);
       } else {
         v = vexpr(*arg.value, caller);
         if ((v.kind == Value::Image) != (prm.rank > 0))

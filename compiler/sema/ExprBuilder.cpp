@@ -1,6 +1,9 @@
 #include "sema/ExprBuilder.h"
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace formac::sema {
@@ -43,6 +46,38 @@ ExprPtr constOf(double v, bool isInt, ScalarKind target) {
   return convert(lit, Type::of(target));
 }
 
+namespace {
+
+// A literal as a message shows it.
+std::string literalText(double v, bool isInt) {
+  if (isInt) return std::to_string(static_cast<long long>(v));
+  char buf[64];
+  // The shortest spelling that reads back as v, without an exponent where
+  // the integer part has fewer than 17 digits (300.0, not 3e+02).
+  int x = v != 0 ? static_cast<int>(std::floor(std::log10(std::fabs(v)))) : 0;
+  for (int digits = x >= 0 && x < 17 ? x + 1 : 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string t = buf;
+  return t.find_first_of(".en") == std::string::npos ? t + ".0" : t;
+}
+
+}  // namespace
+
+void requireLiteralFits(double v, bool isInt, ScalarKind k, const SourceLoc& loc, const std::string& what) {
+  if (literalFits(v, k)) return;
+  std::string range = "a finite float";
+  if (!isFloating(k)) {
+    long long lo, hi;
+    integerRange(k, &lo, &hi);
+    range = std::to_string(lo) + " to " + std::to_string(hi);
+  }
+  std::string text = what;
+  text.replace(text.find("%v"), 2, literalText(v, isInt));
+  userError(loc, text + " '" + scalarName(k) + "' (" + range + ")");
+}
+
 ExprPtr convert(ExprPtr e, const Type& to) {
   if (e->type == to) return e;
   FORMAC_INTERNAL_CHECK(!to.isStruct() && !e->type.isStruct(), "conversion of a struct value");
@@ -52,7 +87,14 @@ ExprPtr convert(ExprPtr e, const Type& to) {
       double v = isFloating(e->type.scalar) ? e->floatValue : static_cast<double>(e->intValue);
       return constFloating(v, to.scalar);
     }
-    if (!isFloating(e->type.scalar) && to.scalar == ScalarKind::Int) return constInt(e->intValue);
+    if (!isFloating(e->type.scalar) && (to.scalar == ScalarKind::Int || to.scalar == ScalarKind::Int64)) {
+      // An int64 constant (a folded one) converted to int keeps its low 32 bits, as in C.
+      auto c = node(Expr::Const, to);
+      c->intValue = to.scalar == ScalarKind::Int64 ? e->intValue
+                                                   : static_cast<int32_t>(static_cast<uint32_t>(e->intValue));
+      c->floatValue = static_cast<double>(c->intValue);
+      return c;
+    }
   }
   auto c = node(Expr::Cast, to);
   c->args.push_back(std::move(e));
@@ -97,10 +139,6 @@ ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const SourceLoc& loc) {
   e->binOp = op;
   e->args = {convert(a, common), convert(b, common)};
   return e;
-}
-
-ScalarKind wider(ScalarKind a, ScalarKind b) {
-  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 
 Type formaType(const ExprPtr& e) {
@@ -225,7 +263,7 @@ ExprPtr call(const std::string& name, std::vector<ExprPtr> args, const SourceLoc
       return apply(isFloating(t) ? t : ScalarKind::Double);
     case Info::Abs:
     case Info::MinMax:
-      return apply(isFloating(t) ? t : ScalarKind::Int);
+      return apply(promote(t));
   }
   throw InternalError("unhandled math function rule");
 }

@@ -14,6 +14,10 @@ using ir::ExprPtr;
 ExprPtr constInt(long long v);
 ExprPtr constFloating(double v, ScalarKind k);
 ExprPtr constOf(double v, bool isInt, ScalarKind target);  // literal converted to target
+// A literal that does not fit the type `k` it becomes is an error at `loc`
+// (LANGUAGE.md §7): `what` says so, with %v where the literal goes, and the
+// message ends with the type and its range ("... its type 'int8' (0 to 255)").
+void requireLiteralFits(double v, bool isInt, ScalarKind k, const SourceLoc& loc, const std::string& what);
 ExprPtr convert(ExprPtr e, const Type& to);  // no-op when already of type `to`
 ExprPtr unary(ir::UnOp op, ExprPtr a, const SourceLoc& loc);
 ExprPtr binary(ir::BinOp op, ExprPtr a, ExprPtr b, const SourceLoc& loc);
@@ -24,8 +28,6 @@ ExprPtr makeStruct(const StructType* s, std::vector<ExprPtr> args, const SourceL
 // The type Forma gives an expression: its C type, except that a unary minus
 // keeps its operand's type (-X of an int8 X is int8 where it is stored).
 Type formaType(const ExprPtr& e);
-// The wider of two numeric types in Forma's order int8 < int16 < int < float < double.
-ScalarKind wider(ScalarKind a, ScalarKind b);
 // A built-in math function by its Forma name; throws on an unknown name.
 // The result has the widest argument type; transcendental functions are
 // computed in double and converted (what Forma's C does).

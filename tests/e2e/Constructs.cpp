@@ -395,6 +395,37 @@ parameter M, N;
 vector#2 mix img[M,N];
 return f(img:wrap);
 )"));
+  // uint16 and int64 (LANGUAGE.md §7): promotions, wrapping int64 arithmetic,
+  // division by zero, conversions from floating values out of range, mixed
+  // ?:, min/max/abs/absd, boundary constants and literal arguments at the
+  // types' edges, a scalar input, struct fields.
+  out.push_back(make("wide_types", R"(stencil f(vector#2 uint16 U, vector#2 int64 W, vector#2 float X, uint16 k, int64 big) {
+  a = U@[-1,1] + U@[1,-1] * k;
+  b = W@[0,1] * W - W@[-1,0] * 3 + big;
+  c = W / (U - U@[0,1]) + W % (k + U) + W@[1,1] / -1;
+  d = cast<int64>(X * 1e12f) + cast<int64>(X * 1e30f) + cast<int64>(1e30) + cast<int64>(X * 3.5);
+  e = cast<uint16>(X * 30000.5f) + cast<uint16>(-1.0) + cast<uint16>(a) + cast<uint16>(-X * 9.25);
+  g = (U > cast<int16>(X) ? U : cast<int16>(X * 100));
+  h = -W + abs(W - big) + absd(W, b) + min(W, b) + max(a, e) + max(U, U@[0,-1]);
+  return b + c + d + g + h + cast<int64>(a) * 65536 * 65536 + (W == W) + (U <= 65535);
+}
+stencil half(vector#2 int64 W, vector#2 uint16 U) { return cast<float>(W) * 0.5f + cast<double>(U) + cast<int>(W); }
+parameter M, N;
+vector#2 uint16 u[M,N];
+vector#2 int64 w[M,N];
+vector#2 float x[M,N];
+int64 s;
+return f(u:constant(65535), w:constant(3000000000.0), x:mirror, 40000, s), half(w:constant(-9e18), u:wrap);
+)"));
+  out.push_back(make("wide_struct", R"(struct deep { uint16 u; int64 w; int8 c; }
+stencil mk(vector#2 uint16 U, vector#2 int64 W) { return struct deep(U@[0,1] * 2, W * U, U / 257); }
+stencil use(vector#2 deep D, int64 k) { return cast<uint16>(D.u + D@[1,0].w % 1000 + D.c + k); }
+parameter M, N;
+vector#2 uint16 u[M,N];
+vector#2 int64 w[M,N];
+d = mk(u:wrap, w:clamped);
+return use(d:constant(7), -2000000000), d;
+)"));
 }
 
 }  // namespace formac::e2e

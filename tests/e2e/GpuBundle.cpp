@@ -133,7 +133,9 @@ const char* scalarCode(ScalarKind k) {
   switch (k) {
     case ScalarKind::Int8: return "u8";
     case ScalarKind::Int16: return "i16";
+    case ScalarKind::Uint16: return "u16";
     case ScalarKind::Int: return "i32";
+    case ScalarKind::Int64: return "i64";
     case ScalarKind::Float: return "f32";
     case ScalarKind::Double: return "f64";
   }

@@ -81,7 +81,7 @@ a = g(%IMG%);
 b = h(%A%);
 return b;
 )";
-  for (const char* t : {"int8", "int16", "int", "float", "double", "s3"}) {
+  for (const char* t : {"int8", "int16", "uint16", "int", "int64", "float", "double", "s3"}) {
     bool st = std::string(t) == "s3";
     for (const Mode& m : allModes()) {
       Subs subs = {{"%T%", t}, {"%IMG%", withMode("img", m)}, {"%A%", withMode("a", m)}};
@@ -195,7 +195,7 @@ parameter M, N;
 vector#2 float img[M,N];
 vector#2 int8 bytes[M,N];
 a = sh(img:constant(0.5));
-b = shi(bytes:constant(300));
+b = shi(bytes:constant(255));
 c = sh(img:constant(0));
 return add(a, b, c);
 )"));

@@ -10,7 +10,8 @@ namespace formac::e2e {
 
 std::vector<ProgramCase> specialValueCases() {
   static const char* const kFamilies[] = {"types_", "math_",     "casts_",   "ternary_", "unary_",
-                                          "intdiv_", "pointwise_", "twoargs_", "fused_", "constdiv_"};
+                                          "intdiv_", "pointwise_", "twoargs_", "fused_", "constdiv_",
+                                          "wide_"};
   std::vector<ProgramCase> out;
   for (ProgramCase c : matrixCases()) {
     bool chosen = false;

@@ -12,7 +12,10 @@ double randomNumber(ScalarKind k, std::mt19937& rng) {
   switch (k) {
     case ScalarKind::Int8: return std::uniform_int_distribution<int>(0, 255)(rng);
     case ScalarKind::Int16: return std::uniform_int_distribution<int>(-3000, 3000)(rng);
+    case ScalarKind::Uint16: return std::uniform_int_distribution<int>(0, 65535)(rng);
     case ScalarKind::Int: return std::uniform_int_distribution<int>(-1000, 1000)(rng);
+    case ScalarKind::Int64:  // beyond int's range, exact as doubles
+      return static_cast<double>(std::uniform_int_distribution<long long>(-(1LL << 40), 1LL << 40)(rng));
     case ScalarKind::Float:
     case ScalarKind::Double: {
       double v = std::uniform_int_distribution<int>(0, 4)(rng) == 0
@@ -34,7 +37,12 @@ double specialNumber(ScalarKind k, std::mt19937& rng) {
   switch (k) {
     case ScalarKind::Int8: { static const double v[] = {0, 255, 127, 128}; return pick(v, 4); }
     case ScalarKind::Int16: { static const double v[] = {-32768, 32767, -1, 0}; return pick(v, 4); }
+    case ScalarKind::Uint16: { static const double v[] = {0, 65535, 32767, 32768}; return pick(v, 4); }
     case ScalarKind::Int: { static const double v[] = {-2147483648.0, 2147483647.0, -1, 0}; return pick(v, 4); }
+    case ScalarKind::Int64: {  // 2^63 - 1024: the largest double below 2^63
+      static const double v[] = {-9223372036854775808.0, 9223372036854774784.0, -1, 0, 2147483648.0};
+      return pick(v, 5);
+    }
     case ScalarKind::Float: return pick(kFloat, sizeof kFloat / sizeof kFloat[0]);
     case ScalarKind::Double: return pick(kDouble, sizeof kDouble / sizeof kDouble[0]);
   }
@@ -45,7 +53,9 @@ void storeNumber(unsigned char* p, ScalarKind k, double v) {
   switch (k) {
     case ScalarKind::Int8: *p = static_cast<unsigned char>(v); break;
     case ScalarKind::Int16: { short x = static_cast<short>(v); std::memcpy(p, &x, 2); break; }
+    case ScalarKind::Uint16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); break; }
     case ScalarKind::Int: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
+    case ScalarKind::Int64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); break; }
     case ScalarKind::Float: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
     case ScalarKind::Double: std::memcpy(p, &v, 8); break;
   }
@@ -56,7 +66,14 @@ std::string describeNumber(const unsigned char* p, ScalarKind k) {
   switch (k) {
     case ScalarKind::Int8: std::snprintf(buf, sizeof buf, "%u", *p); break;
     case ScalarKind::Int16: { short x; std::memcpy(&x, p, 2); std::snprintf(buf, sizeof buf, "%d", x); break; }
+    case ScalarKind::Uint16: { uint16_t x; std::memcpy(&x, p, 2); std::snprintf(buf, sizeof buf, "%u", x); break; }
     case ScalarKind::Int: { int32_t x; std::memcpy(&x, p, 4); std::snprintf(buf, sizeof buf, "%d", x); break; }
+    case ScalarKind::Int64: {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x));
+      break;
+    }
     case ScalarKind::Float: {
       float x; uint32_t b;
       std::memcpy(&x, p, 4); std::memcpy(&b, p, 4);

@@ -18,7 +18,7 @@
 
 enum { MAX_PARTS = 64, MAX_DIMS = 8, MAX_OUTPUTS = 16, MAX_PROGRAMS = 256, CALLS = 3 };
 
-typedef enum { U8, I16, I32, F32, F64 } Kind;
+typedef enum { U8, I16, U16, I32, I64, F32, F64 } Kind;
 
 typedef struct {
   char name[64]; /* field name; empty for a scalar element */
@@ -59,7 +59,8 @@ static void fatal(const char* what) {
 /* ------------------------------------------------------------ manifest */
 static int kindOf(const char* code, Kind* k, size_t* size) {
   static const struct { const char* code; Kind kind; size_t size; } kinds[] = {
-      {"u8", U8, 1}, {"i16", I16, 2}, {"i32", I32, 4}, {"f32", F32, 4}, {"f64", F64, 8}};
+      {"u8", U8, 1}, {"i16", I16, 2}, {"u16", U16, 2}, {"i32", I32, 4}, {"i64", I64, 8},
+      {"f32", F32, 4}, {"f64", F64, 8}};
   size_t i;
   for (i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
     if (strcmp(code, kinds[i].code) == 0) {
@@ -249,7 +250,10 @@ static unsigned char* readAll(const char* path, size_t* size) {
 
 static int partMatches(Kind k, const unsigned char* want, const unsigned char* got, int approx) {
   double w, g, tolerance;
-  if (k == U8 || k == I16 || k == I32) return memcmp(want, got, k == U8 ? 1 : k == I16 ? 2 : 4) == 0;
+  if (k == U8) return memcmp(want, got, 1) == 0;
+  if (k == I16 || k == U16) return memcmp(want, got, 2) == 0;
+  if (k == I32) return memcmp(want, got, 4) == 0;
+  if (k == I64) return memcmp(want, got, 8) == 0;
   if (memcmp(want, got, k == F32 ? 4 : 8) == 0) return 1;
   if (k == F32) {
     float wf, gf;
@@ -270,7 +274,9 @@ static int partMatches(Kind k, const unsigned char* want, const unsigned char* g
 
 static void describe(Kind k, const unsigned char* p, char* buf, size_t n) {
   short s;
+  unsigned short us;
   int i;
+  long long ll;
   float f;
   double d;
   unsigned int fb;
@@ -278,7 +284,9 @@ static void describe(Kind k, const unsigned char* p, char* buf, size_t n) {
   switch (k) {
     case U8: snprintf(buf, n, "%u", *p); break;
     case I16: memcpy(&s, p, 2); snprintf(buf, n, "%d", s); break;
+    case U16: memcpy(&us, p, 2); snprintf(buf, n, "%u", us); break;
     case I32: memcpy(&i, p, 4); snprintf(buf, n, "%d", i); break;
+    case I64: memcpy(&ll, p, 8); snprintf(buf, n, "%lld", ll); break;
     case F32:
       memcpy(&f, p, 4);
       memcpy(&fb, p, 4);

@@ -122,6 +122,27 @@ TEST_F(RunApi, StructAgreesEverywhere) {
   expectAllAgree(path, in, {});
 }
 
+// uint16 images and int64 / uint16 scalar inputs (LANGUAGE.md §7) through
+// every backend: the scalars' slots hold their C types.
+TEST_F(RunApi, WideTypesAgreeEverywhere) {
+  std::string path = kScratch + "/wide.idsl";
+  writeFile(path, "stencil f(vector#2 uint16 U, int64 s, uint16 k) {\n"
+                  "  return U@[0,1] * s + U * k + cast<int64>(U@[1,0]) * 65536 * 65536 - s / (U - k);\n}\n"
+                  "parameter M, N;\nvector#2 uint16 img[M,N];\nint64 s;\nuint16 k;\nreturn f(img:mirror, s, k);\n");
+  run::HostImage in = camera(Type::of(ScalarKind::Uint16));
+  expectAllAgree(path, in, {{"s", -3e15}, {"k", 65535}});
+  CompiledPipeline p = compileFile(path, Backend::Eval);
+  std::vector<unsigned char> out = runOn(p, in, {{"s", -3e15}, {"k", 65535}});
+  long long first;
+  std::memcpy(&first, out.data(), sizeof first);
+  unsigned short u00, u01, u10;
+  std::memcpy(&u00, &in.bytes[0], 2);
+  std::memcpy(&u01, &in.bytes[2], 2);
+  std::memcpy(&u10, &in.bytes[512 * 2], 2);
+  long long s = -3000000000000000LL;
+  EXPECT_EQ(first, u01 * s + u00 * 65535LL + (static_cast<long long>(u10) << 32) - s / (u00 - 65535));
+}
+
 TEST_F(RunApi, CompileOnceRunManySizes) {
   CompiledPipeline p = compileFile(kSource + "/examples/blur/blur.idsl");
   CompiledPipeline copy = p;  // shares the compiled code

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "RunTestSupport.h"
@@ -84,6 +86,10 @@ class RunCli : public ::testing::Test {
     writeFile(scratch("unsized.idsl"),
               "stencil copy(vector#2 float A) { return A; }\n"
               "parameter M, N, K;\nvector#2 float a[M, N + K];\nreturn copy(a);\n");
+    for (const char* t : {"uint16", "int16"})
+      writeFile(scratch(std::string("id_") + t + ".idsl"),
+                std::string("stencil id(vector#2 ") + t + " A) { return A; }\nparameter M, N;\nvector#2 " + t +
+                    " a[M,N];\nreturn id(a);\n");
     writeFile(scratch("int8_scalar.idsl"),
               "stencil thr(vector#2 int8 A, int8 t) { return (A > t ? 255 : 0); }\n"
               "parameter M, N;\nvector#2 int8 a[M,N];\nint8 t;\nreturn thr(a, t);\n");
@@ -131,6 +137,50 @@ TEST_F(RunCli, SixteenBitInputGivesSixteenBitOutput) {
   EXPECT_EQ(p.type, FORMAC_U16);
   EXPECT_EQ(p.width, 40);
   EXPECT_EQ(p.height, 30);
+}
+
+// The largest sample of a 16-bit picture.
+unsigned largestSample(const Pixels& p) {
+  unsigned m = 0;
+  for (size_t i = 0; i + 1 < p.bytes.size(); i += 2) {
+    unsigned short v;
+    std::memcpy(&v, p.bytes.data() + i, 2);
+    m = std::max<unsigned>(m, v);
+  }
+  return m;
+}
+
+// A 16-bit file read into uint16 is as stored (LANGUAGE.md §7): an identity
+// program gives it back exactly, samples above 32767 included; an 8-bit file
+// is as stored too, and a uint16 output is written with 16-bit samples.
+TEST_F(RunCli, SixteenBitFileIntoUint16RoundTrips) {
+  expectBackendsAgree("id16", quote(scratch("id_uint16.idsl")) + " -i " + quote(scratch("gray16.pgm")), "png");
+  Pixels in = readPixels(scratch("gray16.pgm")), out = readPixels(scratch("id16_jit.png"));
+  EXPECT_EQ(out.type, FORMAC_U16);
+  EXPECT_GT(largestSample(in), 32767u);
+  EXPECT_TRUE(in.bytes == out.bytes);
+  expectBackendsAgree("id8", quote(scratch("id_uint16.idsl")) + " -i " + quote(scratch("small.png")), "png");
+  Pixels small = readPixels(scratch("small.png")), wide = readPixels(scratch("id8_jit.png"));
+  EXPECT_EQ(wide.type, FORMAC_U16);
+  ASSERT_EQ(wide.bytes.size(), 2 * small.bytes.size());
+  for (size_t i = 0; i < small.bytes.size(); ++i) {
+    unsigned short v;
+    std::memcpy(&v, wide.bytes.data() + 2 * i, 2);
+    ASSERT_EQ(v, static_cast<unsigned char>(small.bytes[i])) << "sample " << i;
+  }
+}
+
+// int16 takes 16-bit samples as stored too, so one above 32767 is an error
+// rather than a clipped picture.
+TEST_F(RunCli, ErrorSixteenBitFileIntoInt16) {
+  unsigned largest = largestSample(readPixels(scratch("gray16.pgm")));
+  expectError(quote(scratch("id_int16.idsl")) + " -i " + quote(scratch("gray16.pgm")) + " -o " + quote(scratch("x.png")),
+              "'" + scratch("gray16.pgm") + "' has 16-bit samples up to " + std::to_string(largest) +
+                  ", above 32767, but input 'a' is int16: declare it uint16 to read the samples as stored");
+  // 8-bit samples always fit.
+  CommandResult r = formacRun(quote(scratch("id_int16.idsl")) + " -i " + quote(scratch("small.png")) + " -o " +
+                              quote(scratch("x16.png")) + " --backend=eval");
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 TEST_F(RunCli, TimingLine) {

@@ -22,7 +22,11 @@ import random
 import sys
 
 TYPES = ['int8', 'int16', 'int', 'float', 'double']
-ORDER = {t: i for i, t in enumerate(TYPES)}
+# The 'mixed' profile also draws uint16 and int64 (LANGUAGE.md §7); the other
+# profiles draw from TYPES alone, so their random streams stay as they were.
+WIDE_TYPES = TYPES + ['uint16', 'int64']
+RANGES = {'int8': (0, 255), 'int16': (-32768, 32767), 'uint16': (0, 65535),
+          'int': (-2**31, 2**31 - 1), 'int64': (-2**63, 2**63 - 1)}
 SAMPLES = [1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099]  # ir::sameSize's
 
 
@@ -35,15 +39,36 @@ def arith(a, b):
         return 'double'
     if 'float' in (a, b):
         return 'float'
+    if 'int64' in (a, b):
+        return 'int64'
     return 'int'
 
 
 def promote(t):
-    return 'int' if t in ('int8', 'int16') else t
+    return 'int' if t in ('int8', 'int16', 'uint16') else t
 
 
 def wider(a, b):
-    return a if ORDER[a] >= ORDER[b] else b
+    """ir::wider: the type whose values hold both, else C's conversions."""
+    if floating(a) or floating(b):
+        return arith(a, b)
+    (alo, ahi), (blo, bhi) = RANGES[a], RANGES[b]
+    if alo <= blo and ahi >= bhi:
+        return a
+    if blo <= alo and bhi >= ahi:
+        return b
+    return arith(a, b)
+
+
+def literal_fits(text, t):
+    """ir::literalFits: the literal converted as C converts it fits type t."""
+    v = float(text.rstrip('f'))
+    if t == 'double':
+        return True
+    if t == 'float':
+        return abs(v) < 3.4028235677973366e38
+    lo, hi = RANGES[t]
+    return lo <= int(v) <= hi
 
 
 # ------------------------------------------------------------------ sizes
@@ -134,6 +159,7 @@ class Gen:
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
         self.chains = profile in ('fusion', 'window')  # 'window': also 4x4 to 5x5 weighted windows
         self.r = random.Random(seed)
+        self.types = WIDE_TYPES if profile == 'mixed' else TYPES
         self.lines = []     # statements
         self.defs = []      # StencilDef
         self.vfns = []      # vector function texts
@@ -154,6 +180,13 @@ class Gen:
 
     def pick(self, seq, weights=None):
         return self.r.choices(seq, weights=weights, k=1)[0] if weights else self.r.choice(seq)
+
+    def pick_type(self, weights=None):
+        """An element type: weights are TYPES's; uint16 and int64 (mixed only)
+        weigh as int16."""
+        if weights and self.types is WIDE_TYPES:
+            weights = weights + [weights[1], weights[1]]
+        return self.pick(self.types, weights)
 
     # Names the generated C uses for itself, C and libc names, reserved
     # prefixes: formac must rename every one it meets.
@@ -196,12 +229,17 @@ class Gen:
         w = [1.0 + 2.0 * k / len(cands) + (1.5 if c.uses == 0 else 0.0) for k, c in enumerate(cands)]
         return self.pick(cands, w)
 
-    def mode(self, allow_none=True):
+    def mode(self, types, allow_none=True):
+        """A boundary mode for an image whose elements (fields) have `types`;
+        a constant that does not fit one of them is an error, so it becomes 2
+        (no further draw: the random stream stays as before)."""
         m = self.pick(['', 'mirror', 'clamped', 'extend', 'wrap', 'constant'],
                       [4 if allow_none else 0, 3, 2, 1, 3, 2])
         if m == 'constant':
-            c = self.pick(['0', '2', '7', '300', '-1', '0.5', '2.5f', '-3.25', '1e3'],
-                          [3, 3, 2, 1, 1, 2, 1, 1, 1])
+            c = self.pick(['0', '2', '7', '300', '-1', '0.5', '2.5f', '-3.25', '1e3', '65535', '-3e9'],
+                          [3, 3, 2, 1, 1, 2, 1, 1, 1] + ([1, 1] if self.types is WIDE_TYPES else [0, 0]))
+            if not all(literal_fits(c, t) for t in types):
+                c = '2'
             return 'constant(%s)' % c
         return m
 
@@ -334,7 +372,7 @@ class Gen:
             return ('!%s' % self.paren(a[0]), 'int', 'int')
         if k < 0.82:
             a = self.expr(ctx, depth - 1)
-            t = self.pick(TYPES)
+            t = self.pick_type()
             return ('cast<%s>(%s)' % (t, a[0]), t, t)
         # math calls
         fn = self.pick(['min', 'max', 'abs', 'fabs', 'absd', 'sqrt', 'floor', 'ceil', 'round', 'exp',
@@ -437,7 +475,7 @@ class Gen:
         elif ret_cast:
             e = ('cast<%s>(%s)' % (ret_cast, e[0]), ret_cast, ret_cast)
         elif self.chance(0.2):
-            t = self.pick(TYPES)
+            t = self.pick_type()
             e = ('cast<%s>(%s)' % (t, e[0]), t, t)
         lines.append('  return %s;' % e[0])
         return lines, e[2]
@@ -501,7 +539,7 @@ class Gen:
                  'elem': img.type, 'struct': img.struct}
             params.append(p)
         for k in range(n_scalar):
-            params.append({'kind': 'scalar', 'decl': self.pick(TYPES, [1, 1, 3, 3, 2])})
+            params.append({'kind': 'scalar', 'decl': self.pick_type([1, 1, 3, 3, 2])})
         sig = tuple((p['kind'], p.get('rank'), p.get('elem'), tuple(p.get('scales') or ()),
                      p.get('indexonly'), p.get('decl') if p['kind'] == 'scalar' else None)
                     for p in params)
@@ -520,20 +558,24 @@ class Gen:
                 img = args[ai][0]
                 ai += 1
                 img.uses += 1
-                m = self.mode()
+                m = self.mode([t for _, t in img.struct] if img.struct else [img.type])
                 texts.append(self.with_mode(img.text, m))
             else:
-                texts.append(self.scalar_arg())
+                texts.append(self.scalar_arg(p['decl']))
         out = Img(None, d.ret_type, target, self.struct_fields if d.ret_type == 's3' else None)
         return '%s(%s)' % (d.name, ', '.join(texts)), out
 
-    def scalar_arg(self):
+    def scalar_arg(self, decl):
+        """An argument for a scalar parameter declared `decl`: a literal that
+        does not fit it is an error, so it becomes 1 (no further draw)."""
         if self.scalars and not self.in_vfn and self.chance(0.5):
             return self.pick(self.scalars)[0]
         k = self.r.random()
         if k < 0.5:
-            return self.pick(['0', '1', '2', '3', '7', '100', '-1', '-5'])
-        return self.pick(['0.5', '2.5', '-0.25', '1.5f', '3.0f', '-2.0f', '1e-3'])
+            lit = self.pick(['0', '1', '2', '3', '7', '100', '-1', '-5'])
+        else:
+            lit = self.pick(['0.5', '2.5', '-0.25', '1.5f', '3.0f', '-2.0f', '1e-3'])
+        return lit if literal_fits(lit, decl) else '1'
 
     def new_def(self, params, ret_cast):
         self.nstencil += 1
@@ -551,7 +593,7 @@ class Gen:
             if p['kind'] == 'img':
                 decl = p['elem']
                 if p['struct'] is None and self.chance(0.1):
-                    decl = self.pick(TYPES)
+                    decl = self.pick_type()
                 decls.append('vector#%d %s %s' % (p['rank'], decl, p['name']))
             else:
                 decls.append('%s %s' % (p['decl'], p['name']))
@@ -815,7 +857,8 @@ class Gen:
         # struct inputs, now and then
         struct = None
         if self.chance(0.08):
-            fields = [('a', self.pick(['float', 'double'])), ('b', self.pick(['int16', 'int'])),
+            wide = ['uint16', 'int64'] if self.types is WIDE_TYPES else []
+            fields = [('a', self.pick(['float', 'double'])), ('b', self.pick(['int16', 'int'] + wide)),
                       ('c', 'int8')]
             self.structs.append('struct s3 { %s }' % ' '.join('%s %s;' % (t, n) for n, t in fields))
             struct = fields
@@ -825,7 +868,7 @@ class Gen:
         if self.params:
             decls.append('parameter %s;' % ', '.join(self.params))
         for i in range(n_in):
-            t = self.pick(TYPES, [2, 2, 2, 4, 2])
+            t = self.pick_type([2, 2, 2, 4, 2])
             name = 'in%d' % i
             if name in self.names_used or self.chance(0.1):
                 name = self.fresh('in')
@@ -844,7 +887,7 @@ class Gen:
                 self.pool.append(Img(name, t, list(ext)))
                 self.inputs.append(self.pool[-1])
         for i in range(self.pick([0, 1, 2], [5, 3, 1])):
-            t = self.pick(TYPES, [1, 1, 3, 3, 2])
+            t = self.pick_type([1, 1, 3, 3, 2])
             n = 'k%d' % i
             decls.insert(r.randint(0, len(decls)), '%s %s;' % (t, n))
             self.scalars.append((n, t))

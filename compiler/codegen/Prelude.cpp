@@ -1,9 +1,34 @@
-// The helper functions and struct definitions generated code starts with
-// (declared in ExprPrinter.h): text that does not depend on the program's
-// expressions, apart from its struct types.
-#include "codegen/ExprPrinter.h"
+#include "codegen/Prelude.h"
 
 namespace formac::codegen {
+namespace {
+
+// The helpers of one integer type (int: suffix "i", int64: "l"): division
+// and remainder (formac_idiv, formac_idiv_l), the identity (formac_int),
+// abs, and +, -, *, negation and absd wrapping through unsigned arithmetic.
+struct IntegerHelpers {
+  const char *suf, *ty, *u, *divSuffix, *identity;
+};
+std::string integerHelpers(const std::string& q, const IntegerHelpers& h) {
+  std::string t = h.ty, u = h.u, suf = h.suf, d = h.divSuffix;
+  std::string two = "(" + t + " a, " + t + " b)", head = q + " " + t + " ";
+  std::string neg = "(" + t + ")(0u - (" + u + ")a)";
+  std::string s;
+  s += head + "formac_idiv" + d + two + " {\n  return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n}\n";
+  s += head + "formac_imod" + d + two + " { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  s += head + h.identity + "(" + t + " a) { return a; }\n";
+  s += head + "formac_abs_" + suf + "(" + t + " a) { return a < 0 ? " + neg + " : a; }\n";
+  const char* ops[][2] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}};
+  for (auto& op : ops)
+    s += head + "formac_" + op[0] + "_" + suf + two + " { return (" + t + ")((" + u + ")a " + op[1] + " (" + u + ")b); }\n";
+  s += head + "formac_neg_" + suf + "(" + t + " a) { return " + neg + "; }\n";
+  s += head + "formac_min_" + suf + two + " { return a < b ? a : b; }\n";
+  s += head + "formac_max_" + suf + two + " { return a > b ? a : b; }\n";
+  s += head + "formac_absd_" + suf + two + " {\n  return (" + t + ")(a > b ? (" + u + ")a - (" + u + ")b : (" + u + ")b - (" + u + ")a);\n}\n";
+  return s;
+}
+
+}  // namespace
 
 std::string helperPrelude(const std::string& q, bool cuda) {
   std::string s;
@@ -35,41 +60,34 @@ std::string helperPrelude(const std::string& q, bool cuda) {
        "  m = (long long)i % period;\n"
        "  if (m < 0) m += period;\n"
        "  return (T)(m < n ? m : period - m);\n}\n";
-  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees). */\n";
-  s += q + " int formac_idiv(int a, int b) {\n"
-           "  return b == 0 ? 0 : (b == -1 ? (int)(0u - (unsigned)a) : a / b);\n}\n";
-  s += q + " int formac_imod(int a, int b) { return (b == 0 || b == -1) ? 0 : a % b; }\n";
-  s += "/* A truth value compared with a number (-Wbool-compare would call it constant). */\n";
-  s += q + " int formac_int(int a) { return a; }\n";
-  s += q + " int formac_abs_i(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }\n";
+  s += "/* Integer division and remainder by zero give 0 (the evaluator agrees); a truth\n"
+       "   value compared with a number goes through formac_int (-Wbool-compare would call\n"
+       "   it constant); +, -, * and negation wrap, as in the evaluator, whatever the\n"
+       "   compiler (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
+  s += integerHelpers(q, {"i", "int", "unsigned", "", "formac_int"});
+  s += integerHelpers(q, {"l", "long long", "unsigned long long", "_l", "formac_int64"});
   s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
        "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
-       "   them, CUDA saturates); narrower integer types then keep the low bits. */\n";
+       "   them, CUDA saturates); narrower integer types then keep the low bits. int64:\n"
+       "   the same in 64 bits, INT64_MIN outside its range and for NaN. */\n";
   s += q + " int formac_ftoi(double x) {\n"
            "  return (x > -2147483649.0 && x < 2147483648.0) ? (int)x : (int)(-2147483647 - 1);\n}\n";
   s += q + " int formac_ftoi_f(float x) {\n"
            "  return (x >= -2147483648.0f && x < 2147483648.0f) ? (int)x : (int)(-2147483647 - 1);\n}\n";
-  s += "/* int +, -, * and negation wrap, as in the evaluator, whatever the compiler\n"
-       "   (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
-  s += q + " int formac_add_i(int a, int b) { return (int)((unsigned)a + (unsigned)b); }\n";
-  s += q + " int formac_sub_i(int a, int b) { return (int)((unsigned)a - (unsigned)b); }\n";
-  s += q + " int formac_mul_i(int a, int b) { return (int)((unsigned)a * (unsigned)b); }\n";
-  s += q + " int formac_neg_i(int a) { return (int)(0u - (unsigned)a); }\n";
+  s += q + " long long formac_ftoi_l(double x) {\n"
+           "  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (long long)x\n"
+           "                                                                   : (-9223372036854775807LL - 1);\n}\n";
   s += q + " long long formac_floordiv(long long a, long long b) {\n"
            "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
   s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
   s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
   s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
-  const char* types[][2] = {{"i", "int"}, {"f", "float"}, {"d", "double"}};
+  const char* types[][2] = {{"f", "float"}, {"d", "double"}};
   for (auto& t : types) {
     std::string suf = t[0], ty = t[1];
     s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
     s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
-    if (suf == "i")  // the difference wraps, as in the evaluator
-      s += q + " int formac_absd_i(int a, int b) {\n"
-               "  return (int)(a > b ? (unsigned)a - (unsigned)b : (unsigned)b - (unsigned)a);\n}\n";
-    else
-      s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
+    s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
   }
   s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
   s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";

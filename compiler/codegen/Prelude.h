@@ -1,0 +1,25 @@
+// The C text generated files start with: the formac_* helpers that printed
+// expressions call (ExprPrinter) and the program's struct definitions.
+#pragma once
+
+#include <string>
+
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+// The prelude of helpers generated code relies on (boundary resolution,
+// integer division, min/max). `qualifier` is "static inline" or
+// "static __host__ __device__ __forceinline__".
+std::string helperPrelude(const std::string& qualifier, bool cuda);
+// CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
+// to __fdiv_rn in three roundings; and formac_div_odd_finite_f, the same for a
+// finite x in fewer instructions.
+std::string divisionByOddConstant();
+// formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
+std::string integerPowers();
+// Struct definitions, each guarded so a header and a .c may both carry them;
+// for CUDA also a formac_make_NAME constructor per struct.
+std::string structDefinitions(const ir::Pipeline& p, bool cuda);
+
+}  // namespace formac::codegen
