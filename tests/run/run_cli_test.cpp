@@ -212,7 +212,7 @@ TEST_F(RunCli, ErrorMissingInputFile) {
 
 TEST_F(RunCli, ErrorUnreadableInputFile) {
   expectError(quote(kBlur) + " -i " + quote(scratch("bad.png")) + " -o " + quote(scratch("x.png")),
-              "'" + scratch("bad.png") + "': not a PNG/PGM/PPM/PFM file");
+              "'" + scratch("bad.png") + "': not a PNG/JPEG/TIFF/PGM/PPM/PFM file");
 }
 
 TEST_F(RunCli, ErrorWrongChannelCount) {
@@ -257,8 +257,9 @@ TEST_F(RunCli, ErrorUnwritableOutput) {
   std::string base = quote(kBlur) + " -i " + quote(kCamera) + " -o ";
   expectError(base + quote(scratch("no_dir/x.png")),
               "cannot write '" + scratch("no_dir/x.png") + "': folder '" + scratch("no_dir") + "' does not exist");
-  expectError(base + quote(scratch("x.jpg")),
-              "cannot write '" + scratch("x.jpg") + "': formac run writes .png, .pgm, .ppm, .pnm or .pfm files");
+  expectError(base + quote(scratch("x.gif")),
+              "cannot write '" + scratch("x.gif") +
+                  "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm or .pfm files");
   runCommand("mkdir -p " + quote(scratch("dir.png")));
   expectError(base + quote(scratch("dir.png")), "cannot write '" + scratch("dir.png") + "': it is a folder");
   // PGM holds one channel: the runtime's message comes through.
