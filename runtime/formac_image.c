@@ -450,10 +450,8 @@ typedef struct {
     png_infop info;
     FILE* f;
     const char* path;
-    formac_image* img;       /* read: the output; */
-    const formac_image* src; /* write: the input */
+    formac_image* img; /* the output */
     png_bytep* rows;
-    unsigned char* rowbuf;
     int truncated, io_errno;
     char msg[200];
 } png_ctx;
@@ -482,24 +480,6 @@ static void png_read_cb(png_structp png, png_bytep data, size_t len)
         }
         c->truncated = 1;
         png_error(png, "truncated file");
-    }
-}
-
-static void png_write_cb(png_structp png, png_bytep data, size_t len)
-{
-    png_ctx* c = (png_ctx*)png_get_io_ptr(png);
-    if (fwrite(data, 1, len, c->f) != len) {
-        c->io_errno = errno ? errno : EIO;
-        png_error(png, "write error");
-    }
-}
-
-static void png_flush_cb(png_structp png)
-{
-    png_ctx* c = (png_ctx*)png_get_io_ptr(png);
-    if (fflush(c->f) != 0) {
-        c->io_errno = errno ? errno : EIO;
-        png_error(png, "write error");
     }
 }
 
@@ -605,89 +585,6 @@ static int read_png(FILE* f, const char* path, formac_image* out, char* err,
         formac__set_err(err, errlen, "'%s': invalid PNG file: %s", path, c.msg);
     else
         formac__set_err(err, errlen, "'%s': %s", path, c.msg);
-    return 1;
-}
-
-static int png_write_inner(png_ctx* c)
-{
-    const formac_image* im = c->src;
-    int depth = im->type == FORMAC_U16 ? 16 : 8;
-    int color;
-    size_t row_samples = (size_t)im->width * (size_t)im->channels;
-    int y;
-    if (setjmp(png_jmpbuf(c->png)))
-        return -1;
-    switch (im->channels) {
-    case 1: color = PNG_COLOR_TYPE_GRAY; break;
-    case 2: color = PNG_COLOR_TYPE_GRAY_ALPHA; break;
-    case 3: color = PNG_COLOR_TYPE_RGB; break;
-    default: color = PNG_COLOR_TYPE_RGB_ALPHA; break;
-    }
-    png_set_write_fn(c->png, c, png_write_cb, png_flush_cb);
-    /* Speed over size (bench/io): zlib's fastest level and the Up filter,
-     * which costs one subtraction a byte, on every row. */
-    png_set_compression_level(c->png, 1);
-    png_set_filter(c->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
-    png_set_IHDR(c->png, c->info, (png_uint_32)im->width,
-                 (png_uint_32)im->height, depth, color, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(c->png, c->info);
-    for (y = 0; y < im->height; y++) {
-        if (depth == 8) {
-            png_write_row(c->png, (png_const_bytep)im->data +
-                                      (size_t)y * row_samples);
-        } else {
-            const uint16_t* s = (const uint16_t*)im->data +
-                                (size_t)y * row_samples;
-            size_t i;
-            for (i = 0; i < row_samples; i++) {
-                c->rowbuf[2 * i] = (unsigned char)(s[i] >> 8);
-                c->rowbuf[2 * i + 1] = (unsigned char)(s[i] & 0xff);
-            }
-            png_write_row(c->png, c->rowbuf);
-        }
-    }
-    png_write_end(c->png, c->info);
-    return 0;
-}
-
-static int write_png(FILE* f, const char* path, const formac_image* img,
-                     char* err, size_t errlen)
-{
-    png_ctx c;
-    int r;
-    memset(&c, 0, sizeof c);
-    c.f = f;
-    c.path = path;
-    c.src = img;
-    if (img->type == FORMAC_U16) {
-        c.rowbuf = (unsigned char*)malloc((size_t)img->width *
-                                          (size_t)img->channels * 2);
-        if (!c.rowbuf) {
-            formac__set_err(err, errlen, "'%s': out of memory", path);
-            return 1;
-        }
-    }
-    c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, png_err_cb,
-                                    png_warn_cb);
-    if (c.png)
-        c.info = png_create_info_struct(c.png);
-    if (!c.png || !c.info) {
-        png_destroy_write_struct(c.png ? &c.png : NULL, NULL);
-        free(c.rowbuf);
-        formac__set_err(err, errlen, "'%s': out of memory", path);
-        return 1;
-    }
-    r = png_write_inner(&c);
-    png_destroy_write_struct(&c.png, &c.info);
-    free(c.rowbuf);
-    if (r == 0)
-        return 0;
-    if (c.io_errno)
-        formac__set_err(err, errlen, "'%s': write error: %s", path,
-                strerror(c.io_errno));
-    else
-        formac__set_err(err, errlen, "'%s': cannot encode PNG: %s", path, c.msg);
     return 1;
 }
 
@@ -989,7 +886,7 @@ int formac_image_write(const char* path, const formac_image* img, char* err,
     }
     errno = 0;
     if (fmt == W_PNG) {
-        r = write_png(f, path, img, err, errlen);
+        r = formac__write_png(f, path, img, err, errlen);
     } else if (fmt == W_JPEG) {
         r = formac__write_jpeg(f, path, img, err, errlen);
     } else {

@@ -99,8 +99,9 @@ int formac_image_read_flags(const char* path, formac_image* out, int flags,
  *   .tif/.tiff  U8/U16/F32, 1 to 4 channels (2 and 4: the last is alpha),
  *         uncompressed; one page per img->pages.
  * Only TIFF takes more than one page. PNG is written for speed, not the
- * smallest file: zlib level 1 and the Up filter on every row (bench/io has
- * the times). A partially written file is removed on failure. */
+ * smallest file: the Up filter on every row and libdeflate's level 1
+ * (bench/io has the times). A partially written file is removed on
+ * failure. */
 int formac_image_write(const char* path, const formac_image* img, char* err,
                        size_t errlen);
 

@@ -14,6 +14,10 @@ void formac__set_err(char* err, size_t errlen, const char* fmt, ...);
 size_t formac__checked_samples(long long w, long long h, long long c,
                                long long pages);
 
+/* PNG (formac_png_write.c): U8/U16, 1 to 4 channels. */
+int formac__write_png(FILE* f, const char* path, const formac_image* img,
+                      char* err, size_t errlen);
+
 /* JPEG (formac_jpeg.c): 8-bit gray or RGB (YCbCr/CMYK files are converted
  * by libjpeg to RGB; CMYK is rejected). f is positioned at the start. */
 int formac__read_jpeg(FILE* f, const char* path, formac_image* out,

@@ -1,6 +1,5 @@
 #include "run/Samples.h"
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -22,24 +21,32 @@ void withType(formac_pixel_type t, F&& f) {
   }
 }
 
+// Saturating before rounding gives what rounding first does (the bounds are
+// integers); the rounding is std::round's (half away from zero), done with a
+// truncation and the exact remainder: no library call in the loop.
 template <typename To>
 To fromDouble(double v) {
   if constexpr (std::is_floating_point_v<To>) {
     return static_cast<To>(v);
   } else {
-    if (std::isnan(v)) return 0;
-    v = std::round(v);
     constexpr double lo = std::numeric_limits<To>::min(), hi = std::numeric_limits<To>::max();
-    return static_cast<To>(v < lo ? lo : v > hi ? hi : v);
+    if (!(v >= lo)) return v < lo ? static_cast<To>(lo) : 0;  // NaN: 0
+    if (v > hi) return static_cast<To>(hi);
+    long long t = static_cast<long long>(v);
+    double rest = v - static_cast<double>(t);
+    return static_cast<To>(t + (rest >= 0.5) - (rest <= -0.5));
   }
 }
 
-template <typename From, typename To>
+// Divide only where it changes the value: x * mul / 1 is x * mul, and a
+// division costs several multiplications' time.
+template <typename From, typename To, bool divide>
 void convertRun(const unsigned char* src, size_t ss, unsigned char* dst, size_t ds, size_t n, Scale s) {
   for (size_t i = 0; i < n; ++i) {
     From x;
     std::memcpy(&x, src + i * ss, sizeof x);
-    To y = fromDouble<To>(static_cast<double>(x) * s.mul / s.div);
+    double v = static_cast<double>(x) * s.mul;
+    To y = fromDouble<To>(divide ? v / s.div : v);
     std::memcpy(dst + i * ds, &y, sizeof y);
   }
 }
@@ -49,7 +56,8 @@ void convertRun(const unsigned char* src, size_t ss, unsigned char* dst, size_t 
 void convertSamples(const SampleSource& from, const SampleTarget& to, size_t n, Scale s) {
   withType(from.type, [&](auto f) {
     withType(to.type, [&](auto t) {
-      convertRun<decltype(f), decltype(t)>(from.data, from.stride, to.data, to.stride, n, s);
+      if (s.div == 1) convertRun<decltype(f), decltype(t), false>(from.data, from.stride, to.data, to.stride, n, s);
+      else convertRun<decltype(f), decltype(t), true>(from.data, from.stride, to.data, to.stride, n, s);
     });
   });
 }
