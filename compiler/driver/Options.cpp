@@ -8,7 +8,7 @@ namespace formac {
 
 std::string usage() {
   return "usage: formac FILE.idsl [options]\n"
-         "       formac run FILE.idsl --input IMAGE ... --output IMAGE   (formac run --help)\n"
+         "       formac run FILE.idsl --input IMAGE ... --output IMAGE ...   (formac run --help)\n"
          "  --emit=tokens|ast|dag|dot|c|cuda   print one stage of the compilation and stop\n"
          "  --target=openmp|cuda               what to generate (default openmp)\n"
          "  -o FILE                            write the generated code to FILE\n"

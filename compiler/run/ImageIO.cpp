@@ -60,6 +60,24 @@ std::vector<Channel> channelLayout(const Type& t) {
   return out;
 }
 
+// A run of `pixels` elements of `t`, channel by channel: one run per field,
+// or, when every field has one kind and there is no padding (an array of
+// interleaved samples, like the file's), a single run of all the samples.
+struct ChannelRun {
+  ScalarKind kind;
+  size_t offset, stride, count;
+};
+std::vector<ChannelRun> channelRuns(const Type& t, size_t pixels) {
+  std::vector<Channel> layout = channelLayout(t);
+  size_t elem = typeSize(t), scalar = static_cast<size_t>(scalarSize(layout[0].kind));
+  bool uniform = elem == scalar * layout.size();
+  for (const Channel& c : layout) uniform = uniform && c.kind == layout[0].kind;
+  if (uniform) return {{layout[0].kind, 0, scalar, pixels * layout.size()}};
+  std::vector<ChannelRun> runs;
+  for (const Channel& c : layout) runs.push_back({c.kind, c.offset, elem, pixels});
+  return runs;
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -212,14 +230,15 @@ InputFile readInputImage(const std::string& path, const std::string& inputName, 
   in.format = d.format;
   in.image.type = type;
   in.image.extent = extent;
-  size_t pixels = 1, elem = typeSize(type), es = formac_pixel_type_size(d.type);
+  size_t pixels = 1, es = formac_pixel_type_size(d.type);
   for (long long e : extent) pixels *= static_cast<size_t>(e);
-  in.image.bytes.assign(pixels * elem, 0);
-  std::vector<Channel> layout = channelLayout(type);
-  for (size_t c = 0; c < layout.size(); ++c)
-    convertSamples({d.type, d.data.get() + c * es, es * layout.size()},
-                   {pixelTypeOf(layout[c].kind), in.image.bytes.data() + layout[c].offset, elem}, pixels,
-                   d.exact ? Scale{} : fromFile(layout[c].kind, d.format));
+  in.image.bytes.assign(pixels * typeSize(type), 0);
+  // The file's samples are interleaved: a run per field steps over the others.
+  std::vector<ChannelRun> runs = channelRuns(type, pixels);
+  for (size_t c = 0; c < runs.size(); ++c)
+    convertSamples({d.type, d.data.get() + c * es, es * runs.size()},
+                   {pixelTypeOf(runs[c].kind), in.image.bytes.data() + runs[c].offset, runs[c].stride}, runs[c].count,
+                   d.exact ? Scale{} : fromFile(runs[c].kind, d.format));
   return in;
 }
 
@@ -255,11 +274,11 @@ formac_pixel_type npyTypeOf(const std::vector<Channel>& layout) {
 // interleaved samples at `out`, of type `to`.
 void interleave(const HostImage& img, size_t pixels, formac_pixel_type to, bool exact, SampleFormat f,
                 unsigned char* out) {
-  std::vector<Channel> layout = channelLayout(img.type);
-  size_t elem = typeSize(img.type), es = formac_pixel_type_size(to);
-  for (size_t c = 0; c < layout.size(); ++c)
-    convertSamples({pixelTypeOf(layout[c].kind), img.bytes.data() + layout[c].offset, elem},
-                   {to, out + c * es, es * layout.size()}, pixels, exact ? Scale{} : toFile(layout[c].kind, f));
+  std::vector<ChannelRun> runs = channelRuns(img.type, pixels);
+  size_t es = formac_pixel_type_size(to);
+  for (size_t c = 0; c < runs.size(); ++c)
+    convertSamples({pixelTypeOf(runs[c].kind), img.bytes.data() + runs[c].offset, runs[c].stride},
+                   {to, out + c * es, es * runs.size()}, runs[c].count, exact ? Scale{} : toFile(runs[c].kind, f));
 }
 
 }  // namespace
