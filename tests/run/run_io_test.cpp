@@ -249,6 +249,8 @@ TEST_F(RunIo, CorruptNpyFilesAreErrors) {
   expectReadError(f, flt, 2, q + "an empty array holds no image");
   writeFile(f, npy("<f4", "(100000, 100000)", ""));
   expectReadError(f, flt, 2, q + "array too large (more than 2^31 values)");
+  writeFile(f, npy("|u1", "(1, 1, 1, 1, 1, 2)", "ab"));
+  expectReadError(f, flt, 4, q + "a .npy array of 6 dimensions (formac reads 1 to 4, and a channel axis)");
   writeFile(f, std::string("\x93NUMPY\x09\x00", 8) + "xx");
   expectReadError(f, flt, 2, q + ".npy version 9 is not supported (1 to 3)");
   writeFile(f, std::string("\x93NUMPY\x01\x00\x0f\x00", 10) + "{'shape': (2,)}");

@@ -165,6 +165,31 @@ TEST_F(RuntimeFormats, TiffUnsupportedLayoutsAreErrors) {
   TIFFClose(t);
   EXPECT_NE(expectReadFails(p).find("unsupported TIFF: 16-bit signed samples"), std::string::npos) << err;
 
+  // One row of 4 pixels with these tags, 8-bit unsigned unless they say.
+  auto oneRow = [&](const std::string& file, uint16_t channels, uint16_t photometric, uint16_t planar) {
+    TIFF* o = TIFFOpen(file.c_str(), "w");
+    TIFFSetField(o, TIFFTAG_IMAGEWIDTH, 4);
+    TIFFSetField(o, TIFFTAG_IMAGELENGTH, 1);
+    TIFFSetField(o, TIFFTAG_SAMPLESPERPIXEL, channels);
+    TIFFSetField(o, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(o, TIFFTAG_PHOTOMETRIC, photometric);
+    TIFFSetField(o, TIFFTAG_PLANARCONFIG, planar);
+    std::vector<uint8_t> px(4 * channels, 9);
+    for (uint16_t c = 0; c < (planar == PLANARCONFIG_SEPARATE ? channels : 1); ++c)
+      TIFFWriteScanline(o, px.data(), 0, c);
+    TIFFClose(o);
+  };
+  oneRow(path("five.tif"), 5, PHOTOMETRIC_RGB, PLANARCONFIG_CONTIG);
+  EXPECT_NE(expectReadFails(path("five.tif")).find("unsupported TIFF: 5 channels (formac reads 1 to 4)"),
+            std::string::npos) << err;
+  oneRow(path("white.tif"), 1, PHOTOMETRIC_MINISWHITE, PLANARCONFIG_CONTIG);
+  EXPECT_NE(expectReadFails(path("white.tif")).find("unsupported TIFF: photometric interpretation 0 (formac reads "
+                                                    "min-is-black gray and RGB)"),
+            std::string::npos) << err;
+  oneRow(path("planes.tif"), 3, PHOTOMETRIC_RGB, PLANARCONFIG_SEPARATE);
+  EXPECT_NE(expectReadFails(path("planes.tif")).find("unsupported TIFF: separate colour planes are not supported"),
+            std::string::npos) << err;
+
   // Pages of different sizes are no volume, but the first page alone reads.
   Img a, b, c;
   ASSERT_EQ(formac_image_alloc(a.get(), 4, 4, 1, FORMAC_U8), 0);
