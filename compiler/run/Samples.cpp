@@ -71,7 +71,7 @@ void rgbToGray(formac_pixel_type type, const unsigned char* rgb, int channels, s
     for (size_t i = 0; i < pixels; ++i) {
       const T* p = in + i * static_cast<size_t>(channels);
       if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t>) {
-        out[i] = static_cast<T>((p[0] * 4899u + p[1] * 9617u + p[2] * 1868u + 8192u) >> 14);
+        out[i] = static_cast<T>((p[0] * 9798u + p[1] * 19235u + p[2] * 3735u + 16384u) >> 15);
       } else {
         using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
         F r = static_cast<F>(p[0]) * static_cast<F>(0.299f), g = static_cast<F>(p[1]) * static_cast<F>(0.587f),

@@ -33,7 +33,7 @@ void convertSamples(const SampleSource& from, const SampleTarget& to, size_t n, 
 // `pixels` pixels of `channels` (3 or 4; a fourth, alpha, is ignored)
 // interleaved samples of `type` -> one gray sample each, in `gray`, as
 // OpenCV's cvtColor(RGB2GRAY): U8 and U16 in fixed point,
-// (4899 R + 9617 G + 1868 B + 8192) >> 14; other types in float,
+// (9798 R + 19235 G + 3735 B + 16384) >> 15; other types in float,
 // 0.299f R + 0.587f G + 0.114f B (summed in that order; F64 in double).
 void rgbToGray(formac_pixel_type type, const unsigned char* rgb, int channels, size_t pixels,
                unsigned char* gray);

@@ -248,7 +248,7 @@ TEST_F(RunCli, GrayConvertsRgbInputs) {
   ASSERT_EQ(gray.width * gray.height, 67 * 45);
   for (size_t i = 0; i < 67 * 45; ++i) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(rgb.bytes.data()) + 3 * i;
-    ASSERT_EQ(static_cast<unsigned char>(gray.bytes[i]), (p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14) << i;
+    ASSERT_EQ(static_cast<unsigned char>(gray.bytes[i]), (p[0] * 9798 + p[1] * 19235 + p[2] * 3735 + 16384) >> 15) << i;
   }
 }
 

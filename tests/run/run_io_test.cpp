@@ -309,14 +309,14 @@ TEST_F(RunIo, GrayIsOpenCvsFormula) {
   HostImage g = run::readInputImage(scratch("g.png"), "img", Type::of(ScalarKind::Int8), 2, true).image;
   for (size_t i = 0; i < 30; ++i) {
     const unsigned char* p = &rgba.bytes[i * 4];
-    EXPECT_EQ(g.bytes[i], (p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14) << i;
+    EXPECT_EQ(g.bytes[i], (p[0] * 9798 + p[1] * 19235 + p[2] * 3735 + 16384) >> 15) << i;
   }
   HostImage rgb16 = pattern(ScalarKind::Int, 3, {4, 4}, 16);
   run::writeOutputImage(scratch("g16.tif"), "out", rgb16, SampleFormat::U16);
   HostImage g16 = run::readInputImage(scratch("g16.tif"), "img", Type::of(ScalarKind::Int), 2, true).image;
   for (size_t i = 0; i < 16; ++i) {
     const int* p = reinterpret_cast<const int*>(rgb16.bytes.data()) + i * 3;
-    EXPECT_EQ(reinterpret_cast<const int*>(g16.bytes.data())[i], (p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14);
+    EXPECT_EQ(reinterpret_cast<const int*>(g16.bytes.data())[i], (p[0] * 9798 + p[1] * 19235 + p[2] * 3735 + 16384) >> 15);
   }
   HostImage rgbf = pattern(ScalarKind::Float, 3, {4, 4}, 16);
   run::writeOutputImage(scratch("gf.pfm"), "out", rgbf, SampleFormat::F32);
