@@ -1,20 +1,27 @@
 # FormacPipeline.cmake — compile a Forma pipeline (.idsl) into a CMake target.
 #
 #   formac_add_pipeline(TARGET <target> SOURCE <file.idsl>
-#                       [KERNEL <name>] [TARGET_KIND openmp]
+#                       [KERNEL <name>] [TARGET_KIND openmp|cuda]
 #                       [OPTIONS <formac flags>...])
 #
-# At build time formac turns SOURCE into <name>.c and <name>.h in
-# ${CMAKE_CURRENT_BINARY_DIR}/formac/<target>/ (regenerated when the .idsl or
-# formac itself changes). The .c is added to <target>, that folder to its
-# include path (so `#include "<name>.h"` works), and OpenMP::OpenMP_C and libm
-# to its link libraries. The entry point is
+# At build time formac turns SOURCE into <name>.c (or <name>.cu) and <name>.h
+# in ${CMAKE_CURRENT_BINARY_DIR}/formac/<target>/ (regenerated when the .idsl
+# or formac itself changes). The source is added to <target> and that folder
+# to its include path (so `#include "<name>.h"` works). The entry point is
 #   void <name>(<inputs in declaration order>, <int per parameter>, T* output);
-# plus <name>_create / <name>_run / <name>_destroy (see the generated header).
+# plus <name>_create / <name>_run / <name>_destroy (see the generated header,
+# plain C in both kinds).
 #
 #   KERNEL       the entry point's name; default: SOURCE's file name without
 #                its extension.
-#   TARGET_KIND  what formac generates; only `openmp` (C99 + OpenMP) for now.
+#   TARGET_KIND  what formac generates: `openmp` (default; C99 + OpenMP: links
+#                OpenMP::OpenMP_C and libm) or `cuda` (a .cu file whose entry
+#                points take host or device pointers, plus <name>_run_async on
+#                a stream). `cuda` needs the CUDA language enabled first
+#                (project(... LANGUAGES C CUDA) or enable_language(CUDA)); the
+#                target then links the CUDA runtime as CMake's CUDA language
+#                does (CUDA_RUNTIME_LIBRARY), for the CUDA_ARCHITECTURES the
+#                project chooses.
 #   OPTIONS      extra formac flags, e.g. --no-fuse or -Werror.
 #
 # formac is the target `formac::formac`: inside formac's own build an alias of
@@ -40,9 +47,14 @@ function(formac_add_pipeline)
   if(NOT arg_TARGET_KIND)
     set(arg_TARGET_KIND openmp)
   endif()
-  if(NOT arg_TARGET_KIND STREQUAL "openmp")
+  if(NOT arg_TARGET_KIND MATCHES "^(openmp|cuda)$")
     message(FATAL_ERROR "formac_add_pipeline: TARGET_KIND '${arg_TARGET_KIND}' is not "
-                        "supported (only 'openmp')")
+                        "supported ('openmp' or 'cuda')")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(arg_TARGET_KIND STREQUAL "cuda" AND NOT "CUDA" IN_LIST languages)
+    message(FATAL_ERROR "formac_add_pipeline: TARGET_KIND cuda needs the CUDA language: "
+                        "project(... LANGUAGES C CUDA) or enable_language(CUDA) before this call")
   endif()
 
   get_filename_component(source "${arg_SOURCE}" ABSOLUTE)
@@ -75,32 +87,39 @@ function(formac_add_pipeline)
   endif()
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/formac/${arg_TARGET}")
-  set(out_c "${out_dir}/${kernel}.c")
   set(out_h "${out_dir}/${kernel}.h")
+  if(arg_TARGET_KIND STREQUAL "cuda")
+    set(out_c "${out_dir}/${kernel}.cu")
+    set(emit --print-cuda --cuda-output "${out_c}")
+  else()
+    set(out_c "${out_dir}/${kernel}.c")
+    set(emit --print-c --c-output "${out_c}")
+  endif()
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${out_c}")
   add_custom_command(
     OUTPUT "${out_c}" "${out_h}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-    COMMAND ${formac_command} "${source}" --print-c --kernel-name ${kernel}
-            --c-output "${out_c}" --header-file "${out_h}" ${arg_OPTIONS}
+    COMMAND ${formac_command} "${source}" ${emit} --kernel-name ${kernel}
+            --header-file "${out_h}" ${arg_OPTIONS}
     DEPENDS "${source}" ${formac_depends}
     COMMENT "formac: generating ${shown}"
     VERBATIM)
-
-  if(NOT TARGET OpenMP::OpenMP_C)
-    find_package(OpenMP REQUIRED COMPONENTS C)
-  endif()
   target_sources(${arg_TARGET} PRIVATE "${out_c}" "${out_h}")
-  # Neither flag changes a value the generated code computes (it never reads
-  # errno or floating-point exception flags); together they let the compiler
-  # vectorize sqrt and selects, which the in-file pragmas cannot fully do.
-  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
-    set_source_files_properties("${out_c}" PROPERTIES COMPILE_OPTIONS "-fno-math-errno;-fno-trapping-math")
-  endif()
   target_include_directories(${arg_TARGET} PRIVATE "${out_dir}")
-  target_link_libraries(${arg_TARGET} PRIVATE OpenMP::OpenMP_C)
-  if(UNIX)
-    target_link_libraries(${arg_TARGET} PRIVATE m)
+  if(arg_TARGET_KIND STREQUAL "openmp")
+    if(NOT TARGET OpenMP::OpenMP_C)
+      find_package(OpenMP REQUIRED COMPONENTS C)
+    endif()
+    # Neither flag changes a value the generated code computes (it never reads
+    # errno or floating-point exception flags); together they let the compiler
+    # vectorize sqrt and selects, which the in-file pragmas cannot fully do.
+    if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+      set_source_files_properties("${out_c}" PROPERTIES COMPILE_OPTIONS "-fno-math-errno;-fno-trapping-math")
+    endif()
+    target_link_libraries(${arg_TARGET} PRIVATE OpenMP::OpenMP_C)
+    if(UNIX)
+      target_link_libraries(${arg_TARGET} PRIVATE m)
+    endif()
+    target_compile_features(${arg_TARGET} PRIVATE c_std_99)
   endif()
-  target_compile_features(${arg_TARGET} PRIVATE c_std_99)
 endfunction()

@@ -13,11 +13,13 @@
 
 #include <png.h>
 
+#include "formac_image_internal.h"
+
 /* ------------------------------------------------------------------ */
 /* small helpers                                                      */
 /* ------------------------------------------------------------------ */
 
-static void set_err(char* err, size_t errlen, const char* fmt, ...)
+void formac__set_err(char* err, size_t errlen, const char* fmt, ...)
 {
     va_list ap;
     if (!err || errlen == 0)
@@ -36,6 +38,7 @@ size_t formac_pixel_type_size(formac_pixel_type t)
     case FORMAC_I32: return 4;
     case FORMAC_F32: return 4;
     case FORMAC_F64: return 8;
+    case FORMAC_I64: return 8;
     }
     return 0;
 }
@@ -49,34 +52,38 @@ const char* formac_pixel_type_name(formac_pixel_type t)
     case FORMAC_I32: return "i32";
     case FORMAC_F32: return "f32";
     case FORMAC_F64: return "f64";
+    case FORMAC_I64: return "i64";
     }
     return "?";
 }
 
-/* width*height*channels with overflow and cap checks; 0 if invalid. */
+size_t formac__checked_samples(long long w, long long h, long long c,
+                               long long pages)
+{
+    long long dims[4];
+    size_t n = 1;
+    int i;
+    dims[0] = w, dims[1] = h, dims[2] = c, dims[3] = pages;
+    for (i = 0; i < 4; i++) {
+        if (dims[i] < 1 ||
+            (unsigned long long)dims[i] > FORMAC_IMAGE_MAX_SAMPLES / n)
+            return 0;
+        n *= (size_t)dims[i];
+    }
+    return n;
+}
+
 static size_t checked_samples(long long w, long long h, long long c)
 {
-    size_t n;
-    if (w < 1 || h < 1 || c < 1)
-        return 0;
-    if ((unsigned long long)w > FORMAC_IMAGE_MAX_SAMPLES ||
-        (unsigned long long)h > FORMAC_IMAGE_MAX_SAMPLES ||
-        (unsigned long long)c > FORMAC_IMAGE_MAX_SAMPLES)
-        return 0;
-    n = (size_t)w;
-    if ((size_t)h > FORMAC_IMAGE_MAX_SAMPLES / n)
-        return 0;
-    n *= (size_t)h;
-    if ((size_t)c > FORMAC_IMAGE_MAX_SAMPLES / n)
-        return 0;
-    return n * (size_t)c;
+    return formac__checked_samples(w, h, c, 1);
 }
 
 size_t formac_image_samples(const formac_image* img)
 {
     if (!img)
         return 0;
-    return checked_samples(img->width, img->height, img->channels);
+    return formac__checked_samples(img->width, img->height, img->channels,
+                                   img->pages > 1 ? img->pages : 1);
 }
 
 size_t formac_image_bytes(const formac_image* img)
@@ -89,12 +96,18 @@ size_t formac_image_bytes(const formac_image* img)
 int formac_image_alloc(formac_image* img, int w, int h, int channels,
                        formac_pixel_type t)
 {
+    return formac_image_alloc_pages(img, w, h, 1, channels, t);
+}
+
+int formac_image_alloc_pages(formac_image* img, int w, int h, int pages,
+                             int channels, formac_pixel_type t)
+{
     size_t n, es;
     if (!img)
         return 1;
     memset(img, 0, sizeof *img);
     es = formac_pixel_type_size(t);
-    n = checked_samples(w, h, channels);
+    n = formac__checked_samples(w, h, channels, pages);
     if (es == 0 || n == 0 || n > SIZE_MAX / es)
         return 1;
     img->data = calloc(n, es);
@@ -104,6 +117,7 @@ int formac_image_alloc(formac_image* img, int w, int h, int channels,
     img->height = h;
     img->channels = channels;
     img->type = t;
+    img->pages = pages;
     return 0;
 }
 
@@ -206,23 +220,23 @@ static void report_tok(int r, const char* path, const char* what, char* err,
                        size_t errlen)
 {
     if (r == TOK_EOF)
-        set_err(err, errlen, "'%s': truncated file (in header, reading %s)",
+        formac__set_err(err, errlen, "'%s': truncated file (in header, reading %s)",
                 path, what);
     else if (r == TOK_BIG)
-        set_err(err, errlen, "'%s': %s is too large", path, what);
+        formac__set_err(err, errlen, "'%s': %s is too large", path, what);
     else
-        set_err(err, errlen, "'%s': malformed header (bad %s)", path, what);
+        formac__set_err(err, errlen, "'%s': malformed header (bad %s)", path, what);
 }
 
 static int check_dims(const char* path, long w, long h, int channels,
                       char* err, size_t errlen)
 {
     if (w < 1 || h < 1) {
-        set_err(err, errlen, "'%s': invalid image size %ldx%ld", path, w, h);
+        formac__set_err(err, errlen, "'%s': invalid image size %ldx%ld", path, w, h);
         return 1;
     }
     if (checked_samples(w, h, channels) == 0) {
-        set_err(err, errlen,
+        formac__set_err(err, errlen,
                 "'%s': image too large (%ldx%ld with %d channel%s; at most "
                 "2^31 samples)",
                 path, w, h, channels, channels == 1 ? "" : "s");
@@ -236,7 +250,7 @@ static int alloc_for_read(const char* path, formac_image* out, long w, long h,
                           size_t errlen)
 {
     if (formac_image_alloc(out, (int)w, (int)h, channels, t) != 0) {
-        set_err(err, errlen, "'%s': out of memory for a %ldx%ld image", path,
+        formac__set_err(err, errlen, "'%s': out of memory for a %ldx%ld image", path,
                 w, h);
         return 1;
     }
@@ -270,7 +284,7 @@ static int read_pnm(FILE* f, const char* path, int kind, formac_image* out,
         return 1;
     }
     if (maxval < 1 || maxval > 65535) {
-        set_err(err, errlen, "'%s': invalid maxval %ld (must be 1..65535)",
+        formac__set_err(err, errlen, "'%s': invalid maxval %ld (must be 1..65535)",
                 path, maxval);
         return 1;
     }
@@ -285,7 +299,7 @@ static int read_pnm(FILE* f, const char* path, int kind, formac_image* out,
         long long left = bytes_left(f);
         size_t need = ascii ? n : n * formac_pixel_type_size(t);
         if (left >= 0 && (unsigned long long)left < need) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': truncated file (%ldx%ld image needs %zu bytes of "
                     "samples, %lld present)",
                     path, w, h, need, left);
@@ -300,13 +314,13 @@ static int read_pnm(FILE* f, const char* path, int kind, formac_image* out,
             long v;
             r = read_uint(f, &v, 0);
             if (r == TOK_EOF) {
-                set_err(err, errlen,
+                formac__set_err(err, errlen,
                         "'%s': truncated file (%zu of %zu samples)", path, i,
                         n);
                 goto fail;
             }
             if (r != TOK_OK || v > maxval) {
-                set_err(err, errlen,
+                formac__set_err(err, errlen,
                         "'%s': bad sample #%zu (not a number <= maxval %ld)",
                         path, i, maxval);
                 goto fail;
@@ -318,14 +332,14 @@ static int read_pnm(FILE* f, const char* path, int kind, formac_image* out,
         }
     } else if (t == FORMAC_U8) {
         if (fread(out->data, 1, n, f) != n) {
-            set_err(err, errlen, "'%s': truncated file", path);
+            formac__set_err(err, errlen, "'%s': truncated file", path);
             goto fail;
         }
     } else {
         unsigned char* b = (unsigned char*)out->data;
         uint16_t* d = (uint16_t*)out->data;
         if (fread(b, 2, n, f) != n) {
-            set_err(err, errlen, "'%s': truncated file", path);
+            formac__set_err(err, errlen, "'%s': truncated file", path);
             goto fail;
         }
         for (i = 0; i < n; i++) { /* big-endian -> host, in place */
@@ -367,14 +381,14 @@ static int read_pfm(FILE* f, const char* path, int channels, formac_image* out,
         tok[len++] = (char)c;
     tok[len] = '\0';
     if (c == EOF) {
-        set_err(err, errlen, "'%s': truncated file (in header, reading scale)",
+        formac__set_err(err, errlen, "'%s': truncated file (in header, reading scale)",
                 path);
         return 1;
     }
     scale = strtod(tok, &end);
     if (len == 0 || *end != '\0' || !isspace(c) || scale == 0.0 ||
         scale != scale) {
-        set_err(err, errlen, "'%s': malformed header (bad scale '%s')", path,
+        formac__set_err(err, errlen, "'%s': malformed header (bad scale '%s')", path,
                 tok);
         return 1;
     }
@@ -385,7 +399,7 @@ static int read_pfm(FILE* f, const char* path, int channels, formac_image* out,
     {
         long long left = bytes_left(f);
         if (left >= 0 && (unsigned long long)left < n * 4) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': truncated file (%ldx%ld image needs %zu bytes of "
                     "samples, %lld present)",
                     path, w, h, n * 4, left);
@@ -397,14 +411,14 @@ static int read_pfm(FILE* f, const char* path, int channels, formac_image* out,
     row_samples = (size_t)w * (size_t)channels;
     row = (unsigned char*)malloc(row_samples * 4);
     if (!row) {
-        set_err(err, errlen, "'%s': out of memory", path);
+        formac__set_err(err, errlen, "'%s': out of memory", path);
         goto fail;
     }
     /* The file stores the bottom row first. */
     for (y = 0; y < (size_t)h; y++) {
         float* dst = (float*)out->data + ((size_t)h - 1 - y) * row_samples;
         if (fread(row, 4, row_samples, f) != row_samples) {
-            set_err(err, errlen, "'%s': truncated file", path);
+            formac__set_err(err, errlen, "'%s': truncated file", path);
             goto fail;
         }
         for (x = 0; x < row_samples; x++) {
@@ -438,10 +452,8 @@ typedef struct {
     png_infop info;
     FILE* f;
     const char* path;
-    formac_image* img;       /* read: the output; */
-    const formac_image* src; /* write: the input */
+    formac_image* img; /* the output */
     png_bytep* rows;
-    unsigned char* rowbuf;
     int truncated, io_errno;
     char msg[200];
 } png_ctx;
@@ -473,24 +485,6 @@ static void png_read_cb(png_structp png, png_bytep data, size_t len)
     }
 }
 
-static void png_write_cb(png_structp png, png_bytep data, size_t len)
-{
-    png_ctx* c = (png_ctx*)png_get_io_ptr(png);
-    if (fwrite(data, 1, len, c->f) != len) {
-        c->io_errno = errno ? errno : EIO;
-        png_error(png, "write error");
-    }
-}
-
-static void png_flush_cb(png_structp png)
-{
-    png_ctx* c = (png_ctx*)png_get_io_ptr(png);
-    if (fflush(c->f) != 0) {
-        c->io_errno = errno ? errno : EIO;
-        png_error(png, "write error");
-    }
-}
-
 /* Returns 0 on success, -1 after a libpng error (c->msg set), 1 after an
  * error already reported into c->msg without libpng. Nothing local here is
  * used after a longjmp: all state lives in *c, owned by the caller. */
@@ -510,12 +504,11 @@ static int png_read_inner(png_ctx* c)
         png_set_palette_to_rgb(c->png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
         png_set_expand_gray_1_2_4_to_8(c->png);
-    png_set_strip_alpha(c->png); /* no-op when there is no alpha */
     png_set_interlace_handling(c->png);
     png_read_update_info(c->png, c->info);
     channels = png_get_channels(c->png, c->info);
     depth = png_get_bit_depth(c->png, c->info);
-    if ((channels != 1 && channels != 3) || (depth != 8 && depth != 16)) {
+    if (channels < 1 || channels > 4 || (depth != 8 && depth != 16)) {
         snprintf(c->msg, sizeof c->msg,
                  "unsupported PNG layout (%d channels of %d bits)", channels,
                  depth);
@@ -576,7 +569,7 @@ static int read_png(FILE* f, const char* path, formac_image* out, char* err,
         c.info = png_create_info_struct(c.png);
     if (!c.png || !c.info) {
         png_destroy_read_struct(c.png ? &c.png : NULL, NULL, NULL);
-        set_err(err, errlen, "'%s': out of memory", path);
+        formac__set_err(err, errlen, "'%s': out of memory", path);
         return 1;
     }
     r = png_read_inner(&c);
@@ -586,93 +579,14 @@ static int read_png(FILE* f, const char* path, formac_image* out, char* err,
         return 0;
     formac_image_free(out);
     if (c.truncated)
-        set_err(err, errlen, "'%s': truncated file", path);
+        formac__set_err(err, errlen, "'%s': truncated file", path);
     else if (c.io_errno)
-        set_err(err, errlen, "'%s': read error: %s", path,
+        formac__set_err(err, errlen, "'%s': read error: %s", path,
                 strerror(c.io_errno));
     else if (r < 0)
-        set_err(err, errlen, "'%s': invalid PNG file: %s", path, c.msg);
+        formac__set_err(err, errlen, "'%s': invalid PNG file: %s", path, c.msg);
     else
-        set_err(err, errlen, "'%s': %s", path, c.msg);
-    return 1;
-}
-
-static int png_write_inner(png_ctx* c)
-{
-    const formac_image* im = c->src;
-    int depth = im->type == FORMAC_U16 ? 16 : 8;
-    int color;
-    size_t row_samples = (size_t)im->width * (size_t)im->channels;
-    int y;
-    if (setjmp(png_jmpbuf(c->png)))
-        return -1;
-    switch (im->channels) {
-    case 1: color = PNG_COLOR_TYPE_GRAY; break;
-    case 2: color = PNG_COLOR_TYPE_GRAY_ALPHA; break;
-    case 3: color = PNG_COLOR_TYPE_RGB; break;
-    default: color = PNG_COLOR_TYPE_RGB_ALPHA; break;
-    }
-    png_set_write_fn(c->png, c, png_write_cb, png_flush_cb);
-    png_set_IHDR(c->png, c->info, (png_uint_32)im->width,
-                 (png_uint_32)im->height, depth, color, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(c->png, c->info);
-    for (y = 0; y < im->height; y++) {
-        if (depth == 8) {
-            png_write_row(c->png, (png_const_bytep)im->data +
-                                      (size_t)y * row_samples);
-        } else {
-            const uint16_t* s = (const uint16_t*)im->data +
-                                (size_t)y * row_samples;
-            size_t i;
-            for (i = 0; i < row_samples; i++) {
-                c->rowbuf[2 * i] = (unsigned char)(s[i] >> 8);
-                c->rowbuf[2 * i + 1] = (unsigned char)(s[i] & 0xff);
-            }
-            png_write_row(c->png, c->rowbuf);
-        }
-    }
-    png_write_end(c->png, c->info);
-    return 0;
-}
-
-static int write_png(FILE* f, const char* path, const formac_image* img,
-                     char* err, size_t errlen)
-{
-    png_ctx c;
-    int r;
-    memset(&c, 0, sizeof c);
-    c.f = f;
-    c.path = path;
-    c.src = img;
-    if (img->type == FORMAC_U16) {
-        c.rowbuf = (unsigned char*)malloc((size_t)img->width *
-                                          (size_t)img->channels * 2);
-        if (!c.rowbuf) {
-            set_err(err, errlen, "'%s': out of memory", path);
-            return 1;
-        }
-    }
-    c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, png_err_cb,
-                                    png_warn_cb);
-    if (c.png)
-        c.info = png_create_info_struct(c.png);
-    if (!c.png || !c.info) {
-        png_destroy_write_struct(c.png ? &c.png : NULL, NULL);
-        free(c.rowbuf);
-        set_err(err, errlen, "'%s': out of memory", path);
-        return 1;
-    }
-    r = png_write_inner(&c);
-    png_destroy_write_struct(&c.png, &c.info);
-    free(c.rowbuf);
-    if (r == 0)
-        return 0;
-    if (c.io_errno)
-        set_err(err, errlen, "'%s': write error: %s", path,
-                strerror(c.io_errno));
-    else
-        set_err(err, errlen, "'%s': cannot encode PNG: %s", path, c.msg);
+        formac__set_err(err, errlen, "'%s': %s", path, c.msg);
     return 1;
 }
 
@@ -680,8 +594,33 @@ static int write_png(FILE* f, const char* path, const formac_image* img,
 /* read dispatch                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Keeps every channel but the last (alpha) of a 2- or 4-channel image. */
+static void drop_alpha(formac_image* img)
+{
+    size_t es = formac_pixel_type_size(img->type), c = (size_t)img->channels;
+    size_t n = formac_image_samples(img) / c, i;
+    unsigned char* d = (unsigned char*)img->data;
+    for (i = 0; i < n; i++)
+        memmove(d + i * (c - 1) * es, d + i * c * es, (c - 1) * es);
+    img->channels--;
+}
+
+static int is_tiff(const unsigned char* m)
+{
+    return (m[0] == 'I' && m[1] == 'I' && (m[2] == 42 || m[2] == 43) &&
+            m[3] == 0) ||
+           (m[0] == 'M' && m[1] == 'M' && m[2] == 0 &&
+            (m[3] == 42 || m[3] == 43));
+}
+
 int formac_image_read(const char* path, formac_image* out, char* err,
                       size_t errlen)
+{
+    return formac_image_read_flags(path, out, 0, err, errlen);
+}
+
+int formac_image_read_flags(const char* path, formac_image* out, int flags,
+                            char* err, size_t errlen)
 {
     static const unsigned char png_sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
     unsigned char magic[8];
@@ -692,28 +631,28 @@ int formac_image_read(const char* path, formac_image* out, char* err,
     if (err && errlen)
         err[0] = '\0';
     if (!out) {
-        set_err(err, errlen, "formac_image_read: null output image");
+        formac__set_err(err, errlen, "formac_image_read: null output image");
         return 1;
     }
     memset(out, 0, sizeof *out);
     if (!path) {
-        set_err(err, errlen, "formac_image_read: null path");
+        formac__set_err(err, errlen, "formac_image_read: null path");
         return 1;
     }
     f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        formac__set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return 1;
     }
     got = fread(magic, 1, 2, f);
     if (got == 0 && ferror(f)) { /* e.g. a directory */
-        set_err(err, errlen, "cannot read '%s': %s", path,
+        formac__set_err(err, errlen, "cannot read '%s': %s", path,
                 strerror(errno ? errno : EIO));
         fclose(f);
         return 1;
     }
     if (got == 0) {
-        set_err(err, errlen, "'%s': empty file", path);
+        formac__set_err(err, errlen, "'%s': empty file", path);
         fclose(f);
         return 1;
     }
@@ -721,7 +660,7 @@ int formac_image_read(const char* path, formac_image* out, char* err,
         strchr("2356fF", magic[1])) {
         int next = getc(f); /* the magic must be followed by whitespace */
         if (next == EOF) {
-            set_err(err, errlen, "'%s': truncated file", path);
+            formac__set_err(err, errlen, "'%s': truncated file", path);
             fclose(f);
             return 1;
         }
@@ -740,20 +679,31 @@ int formac_image_read(const char* path, formac_image* out, char* err,
         if (got == 8 && memcmp(magic, png_sig, 8) == 0)
             r = read_png(f, path, out, err, errlen);
         else {
-            set_err(err, errlen, "'%s': not a PNG/PGM/PPM/PFM file", path);
+            formac__set_err(err, errlen,
+                            "'%s': not a PNG/JPEG/TIFF/PGM/PPM/PFM file", path);
             r = 1;
         }
+    } else if (got == 2 && magic[0] == 0xFF && magic[1] == 0xD8) {
+        rewind(f);
+        r = formac__read_jpeg(f, path, out, err, errlen);
+    } else if (got == 2 && (fread(magic + 2, 1, 2, f) == 2) &&
+               is_tiff(magic)) {
+        r = formac__read_tiff(path, out, (flags & FORMAC_READ_PAGES) != 0,
+                              err, errlen);
     } else if (got == 2 && magic[0] == 'P' &&
                (magic[1] == '1' || magic[1] == '4' || magic[1] == '7')) {
-        set_err(err, errlen,
+        formac__set_err(err, errlen,
                 "'%s': unsupported Netpbm variant P%c (use PGM, PPM or PFM)",
                 path, magic[1]);
         r = 1;
     } else {
-        set_err(err, errlen, "'%s': not a PNG/PGM/PPM/PFM file%s", path,
+        formac__set_err(err, errlen,
+                "'%s': not a PNG/JPEG/TIFF/PGM/PPM/PFM file%s", path,
                 has_ext(path, ".png") || has_ext(path, ".pgm") ||
                         has_ext(path, ".ppm") || has_ext(path, ".pnm") ||
-                        has_ext(path, ".pfm")
+                        has_ext(path, ".pfm") || has_ext(path, ".jpg") ||
+                        has_ext(path, ".jpeg") || has_ext(path, ".tif") ||
+                        has_ext(path, ".tiff")
                     ? " (contents do not match the extension)"
                     : "");
         r = 1;
@@ -761,6 +711,9 @@ int formac_image_read(const char* path, formac_image* out, char* err,
     fclose(f);
     if (r != 0)
         formac_image_free(out);
+    else if (!(flags & FORMAC_READ_ALPHA) &&
+             (out->channels == 2 || out->channels == 4))
+        drop_alpha(out);
     return r;
 }
 
@@ -824,33 +777,64 @@ static int write_pfm(FILE* f, const formac_image* img)
 int formac_image_write(const char* path, const formac_image* img, char* err,
                        size_t errlen)
 {
-    enum { W_PNG, W_PNM, W_PFM } fmt;
+    enum { W_PNG, W_PNM, W_PFM, W_JPEG, W_TIFF } fmt;
     FILE* f;
     int r, saved;
 
     if (err && errlen)
         err[0] = '\0';
     if (!path) {
-        set_err(err, errlen, "formac_image_write: null path");
+        formac__set_err(err, errlen, "formac_image_write: null path");
         return 1;
     }
     if (!img || !img->data || formac_image_samples(img) == 0 ||
         formac_pixel_type_size(img->type) == 0) {
-        set_err(err, errlen, "'%s': cannot write an empty or invalid image",
+        formac__set_err(err, errlen, "'%s': cannot write an empty or invalid image",
                 path);
         return 1;
     }
-    if (has_ext(path, ".png")) {
+    if (img->pages > 1 && !has_ext(path, ".tif") && !has_ext(path, ".tiff")) {
+        formac__set_err(err, errlen,
+                        "'%s': the image has %d pages; only TIFF stores more "
+                        "than one",
+                        path, img->pages);
+        return 1;
+    }
+    if (has_ext(path, ".jpg") || has_ext(path, ".jpeg")) {
+        fmt = W_JPEG;
+        if (img->type != FORMAC_U8 ||
+            (img->channels != 1 && img->channels != 3)) {
+            formac__set_err(err, errlen,
+                            "'%s': JPEG stores u8 samples in 1 or 3 channels, "
+                            "image is %s with %d",
+                            path, formac_pixel_type_name(img->type),
+                            img->channels);
+            return 1;
+        }
+    } else if (has_ext(path, ".tif") || has_ext(path, ".tiff")) {
+        fmt = W_TIFF;
+        if ((img->type != FORMAC_U8 && img->type != FORMAC_U16 &&
+             img->type != FORMAC_F32) ||
+            img->channels > 4) {
+            formac__set_err(err, errlen,
+                            "'%s': TIFF is written with u8, u16 or f32 samples "
+                            "in 1 to 4 channels, image is %s with %d",
+                            path, formac_pixel_type_name(img->type),
+                            img->channels);
+            return 1;
+        }
+        return formac__write_tiff(path, img, err, errlen);
+    } else if (has_ext(path, ".png")) {
         fmt = W_PNG;
         if (img->type != FORMAC_U8 && img->type != FORMAC_U16) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': PNG stores u8 or u16 samples, image is %s "
                     "(convert it first)",
                     path, formac_pixel_type_name(img->type));
             return 1;
         }
         if (img->channels > 4) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': PNG stores 1 to 4 channels, image has %d", path,
                     img->channels);
             return 1;
@@ -860,7 +844,7 @@ int formac_image_write(const char* path, const formac_image* img, char* err,
         int want = has_ext(path, ".pgm") ? 1 : has_ext(path, ".ppm") ? 3 : 0;
         fmt = W_PNM;
         if (img->type != FORMAC_U8 && img->type != FORMAC_U16) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': PGM/PPM store u8 or u16 samples, image is %s "
                     "(convert it first)",
                     path, formac_pixel_type_name(img->type));
@@ -868,7 +852,7 @@ int formac_image_write(const char* path, const formac_image* img, char* err,
         }
         if ((want && img->channels != want) ||
             (!want && img->channels != 1 && img->channels != 3)) {
-            set_err(err, errlen, "'%s': %s needs %s channel%s, image has %d",
+            formac__set_err(err, errlen, "'%s': %s needs %s channel%s, image has %d",
                     path, want == 1 ? "PGM" : want == 3 ? "PPM" : "PNM",
                     want == 1 ? "1" : want == 3 ? "3" : "1 or 3",
                     want == 1 ? "" : "s", img->channels);
@@ -877,45 +861,47 @@ int formac_image_write(const char* path, const formac_image* img, char* err,
     } else if (has_ext(path, ".pfm")) {
         fmt = W_PFM;
         if (img->type != FORMAC_F32) {
-            set_err(err, errlen,
+            formac__set_err(err, errlen,
                     "'%s': PFM stores f32 samples, image is %s (convert it "
                     "first)",
                     path, formac_pixel_type_name(img->type));
             return 1;
         }
         if (img->channels != 1 && img->channels != 3) {
-            set_err(err, errlen, "'%s': PFM needs 1 or 3 channels, image has %d",
+            formac__set_err(err, errlen, "'%s': PFM needs 1 or 3 channels, image has %d",
                     path, img->channels);
             return 1;
         }
     } else {
-        set_err(err, errlen,
-                "'%s': unknown output format (use .png, .pgm, .ppm, .pnm or "
-                ".pfm)",
+        formac__set_err(err, errlen,
+                "'%s': unknown output format (use .png, .jpg, .tif, .pgm, "
+                ".ppm, .pnm or .pfm)",
                 path);
         return 1;
     }
 
     f = fopen(path, "wb");
     if (!f) {
-        set_err(err, errlen, "cannot open '%s' for writing: %s", path,
+        formac__set_err(err, errlen, "cannot open '%s' for writing: %s", path,
                 strerror(errno));
         return 1;
     }
     errno = 0;
     if (fmt == W_PNG) {
-        r = write_png(f, path, img, err, errlen);
+        r = formac__write_png(f, path, img, err, errlen);
+    } else if (fmt == W_JPEG) {
+        r = formac__write_jpeg(f, path, img, err, errlen);
     } else {
         r = fmt == W_PNM ? write_pnm(f, img) : write_pfm(f, img);
         if (r == 2)
-            set_err(err, errlen, "'%s': out of memory", path);
+            formac__set_err(err, errlen, "'%s': out of memory", path);
         else if (r)
-            set_err(err, errlen, "'%s': write error: %s", path,
+            formac__set_err(err, errlen, "'%s': write error: %s", path,
                     strerror(errno ? errno : EIO));
     }
     saved = errno;
     if (fclose(f) != 0 && r == 0) {
-        set_err(err, errlen, "'%s': write error: %s", path,
+        formac__set_err(err, errlen, "'%s': write error: %s", path,
                 strerror(errno ? errno : saved ? saved : EIO));
         r = 1;
     }
@@ -937,6 +923,7 @@ static double load(const void* data, formac_pixel_type t, size_t i)
     case FORMAC_I32: return ((const int32_t*)data)[i];
     case FORMAC_F32: return ((const float*)data)[i];
     case FORMAC_F64: return ((const double*)data)[i];
+    case FORMAC_I64: return (double)((const int64_t*)data)[i];
     }
     return 0.0;
 }
@@ -962,6 +949,11 @@ static void store(void* data, formac_pixel_type t, size_t i, double v)
         break;
     case FORMAC_F32: ((float*)data)[i] = (float)v; break;
     case FORMAC_F64: ((double*)data)[i] = v; break;
+    case FORMAC_I64:
+        /* 2^63 is the first double above the range */
+        ((int64_t*)data)[i] = v != v ? 0 : v < -9223372036854775808.0 ? INT64_MIN
+                              : v >= 9223372036854775808.0 ? INT64_MAX : (int64_t)round(v);
+        break;
     }
 }
 
@@ -976,7 +968,9 @@ int formac_image_convert(const formac_image* in, formac_image* out,
     n = formac_image_samples(in);
     if (n == 0)
         return 1;
-    if (formac_image_alloc(&tmp, in->width, in->height, in->channels, to))
+    if (formac_image_alloc_pages(&tmp, in->width, in->height,
+                                 in->pages > 1 ? in->pages : 1, in->channels,
+                                 to))
         return 1;
     if (in->type == to && scale == 1.0) {
         memcpy(tmp.data, in->data, n * formac_pixel_type_size(to));

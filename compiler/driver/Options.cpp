@@ -9,7 +9,7 @@ namespace formac {
 
 std::string usage() {
   return "usage: formac FILE.idsl [options]\n"
-         "       formac run FILE.idsl --input IMAGE ... --output IMAGE   (formac run --help)\n"
+         "       formac run FILE.idsl --input IMAGE ... --output IMAGE ...   (formac run --help)\n"
          "  --emit=tokens|ast|dag|plan|dot|c|cuda  print one stage of the compilation and stop:\n"
          "                                     plan is the fusion plan for the target (groups,\n"
          "                                     halos, tiles, on-chip bytes, what is inlined and\n"

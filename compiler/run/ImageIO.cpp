@@ -1,93 +1,53 @@
 #include "run/ImageIO.h"
 
+#include <algorithm>
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <climits>
-#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "formac_image.h"
+#include "run/NpyFile.h"
+#include "run/Samples.h"
 #include "support/Diagnostics.h"
 
 namespace formac::run {
 namespace {
 
-// Round half away from zero, saturate to [lo, hi]; NaN is 0.
-double saturate(double v, double lo, double hi) {
-  if (std::isnan(v)) return 0;
-  v = std::round(v);
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
-void storeScalar(ScalarKind k, double v, unsigned char* p) {
+// The C type of an element's scalar, as a sample type.
+formac_pixel_type pixelTypeOf(ScalarKind k) {
   switch (k) {
-    case ScalarKind::Int8: {
-      unsigned char x = static_cast<unsigned char>(saturate(v, 0, 255));
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Int16: {
-      short x = static_cast<short>(saturate(v, SHRT_MIN, SHRT_MAX));
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Uint16: {
-      unsigned short x = static_cast<unsigned short>(saturate(v, 0, USHRT_MAX));
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Int64: {  // a file's samples are far inside int64
-      long long x = static_cast<long long>(saturate(v, -9.2e18, 9.2e18));
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Int: {
-      int x = static_cast<int>(saturate(v, INT_MIN, INT_MAX));
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Float: {
-      float x = static_cast<float>(v);
-      std::memcpy(p, &x, sizeof x);
-      return;
-    }
-    case ScalarKind::Double: std::memcpy(p, &v, sizeof v); return;
+    case ScalarKind::Int8: return FORMAC_U8;
+    case ScalarKind::Int16: return FORMAC_I16;
+    case ScalarKind::Uint16: return FORMAC_U16;
+    case ScalarKind::Int: return FORMAC_I32;
+    case ScalarKind::Int64: return FORMAC_I64;
+    case ScalarKind::Float: return FORMAC_F32;
+    case ScalarKind::Double: return FORMAC_F64;
   }
-}
-
-double loadScalar(ScalarKind k, const unsigned char* p) {
-  switch (k) {
-    case ScalarKind::Int8: return *p;
-    case ScalarKind::Int16: { short x; std::memcpy(&x, p, sizeof x); return x; }
-    case ScalarKind::Uint16: { unsigned short x; std::memcpy(&x, p, sizeof x); return x; }
-    case ScalarKind::Int: { int x; std::memcpy(&x, p, sizeof x); return x; }
-    case ScalarKind::Int64: { long long x; std::memcpy(&x, p, sizeof x); return static_cast<double>(x); }
-    case ScalarKind::Float: { float x; std::memcpy(&x, p, sizeof x); return x; }
-    case ScalarKind::Double: { double x; std::memcpy(&x, p, sizeof x); return x; }
-  }
-  return 0;
+  return FORMAC_F64;
 }
 
 // A file sample (its stored value) -> the value an element of kind k takes.
-double fromFile(ScalarKind k, SampleFormat f, double s) {
-  if (isFloating(k)) return f == SampleFormat::U8 ? s / 255.0 : f == SampleFormat::U16 ? s / 65535.0 : s;
-  if (k == ScalarKind::Int8) return f == SampleFormat::U16 ? s / 257.0 : f == SampleFormat::F32 ? s * 255.0 : s;
-  return s;
+Scale fromFile(ScalarKind k, SampleFormat f) {
+  if (isFloating(k)) return {1, f == SampleFormat::U8 ? 255.0 : f == SampleFormat::U16 ? 65535.0 : 1};
+  if (k == ScalarKind::Int8) return f == SampleFormat::U16 ? Scale{1, 257} : f == SampleFormat::F32 ? Scale{255, 1} : Scale{};
+  return {};
 }
 
 // An element's value -> the sample stored in a file of format f.
-double toFile(ScalarKind k, SampleFormat f, double v) {
+Scale toFile(ScalarKind k, SampleFormat f) {
   switch (f) {
-    case SampleFormat::U8: return saturate(isFloating(k) ? v * 255.0 : v, 0, 255);
-    case SampleFormat::U16:
-      return saturate(isFloating(k) ? v * 65535.0 : k == ScalarKind::Int8 ? v * 257.0 : v, 0, 65535);
-    case SampleFormat::F32: return k == ScalarKind::Int8 ? v / 255.0 : v;
+    case SampleFormat::U8: return {isFloating(k) ? 255.0 : 1, 1};
+    case SampleFormat::U16: return {isFloating(k) ? 65535.0 : k == ScalarKind::Int8 ? 257.0 : 1, 1};
+    case SampleFormat::F32: return {1, k == ScalarKind::Int8 ? 255.0 : 1};
   }
-  return v;
+  return {};
 }
 
 // The scalar kind and byte offset of each channel of an element.
@@ -103,6 +63,24 @@ std::vector<Channel> channelLayout(const Type& t) {
   return out;
 }
 
+// A run of `pixels` elements of `t`, channel by channel: one run per field,
+// or, when every field has one kind and there is no padding (an array of
+// interleaved samples, like the file's), a single run of all the samples.
+struct ChannelRun {
+  ScalarKind kind;
+  size_t offset, stride, count;
+};
+std::vector<ChannelRun> channelRuns(const Type& t, size_t pixels) {
+  std::vector<Channel> layout = channelLayout(t);
+  size_t elem = typeSize(t), scalar = static_cast<size_t>(scalarSize(layout[0].kind));
+  bool uniform = elem == scalar * layout.size();
+  for (const Channel& c : layout) uniform = uniform && c.kind == layout[0].kind;
+  if (uniform) return {{layout[0].kind, 0, scalar, pixels * layout.size()}};
+  std::vector<ChannelRun> runs;
+  for (const Channel& c : layout) runs.push_back({c.kind, c.offset, elem, pixels});
+  return runs;
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -112,7 +90,41 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-const char* channelWord(int n) { return n == 1 ? "1 channel (gray)" : n == 3 ? "3 channels (RGB)" : "channels"; }
+bool hasExtension(const std::string& path, std::initializer_list<const char*> exts) {
+  std::string p = lower(path);
+  for (const char* e : exts)
+    if (endsWith(p, e)) return true;
+  return false;
+}
+
+const char* channelWord(int n) {
+  switch (n) {
+    case 1: return "1 channel (gray)";
+    case 2: return "2 channels (gray and alpha)";
+    case 3: return "3 channels (RGB)";
+    case 4: return "4 channels (RGBA)";
+  }
+  return "channels";
+}
+
+std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string shapeText(const std::vector<long long>& shape) {
+  std::string s;
+  for (long long e : shape) s += (s.empty() ? "[" : ", ") + std::to_string(e);
+  return s + "]";
+}
+
+// A decoded file: samples of one type, channels interleaved, in `shape`
+// (without the channel axis).
+struct Decoded {
+  formac_pixel_type type = FORMAC_U8;
+  bool exact = false;  // .npy: values as stored
+  SampleFormat format = SampleFormat::U8;
+  int channels = 1;
+  std::vector<long long> shape;
+  std::shared_ptr<unsigned char> data;
+};
 
 bool hasChannelOf(const std::vector<Channel>& layout, ScalarKind k) {
   for (const auto& c : layout)
@@ -122,15 +134,84 @@ bool hasChannelOf(const std::vector<Channel>& layout, ScalarKind k) {
 
 // An int16 input takes 16-bit samples as stored, so one above 32767 is an
 // error (it would be clipped): naming the input and the largest sample.
-void requireInt16Fits(const formac_image& img, const std::string& path, const std::string& inputName,
+void requireInt16Fits(const Decoded& d, size_t samples, const std::string& path, const std::string& inputName,
                       const Type& type) {
-  size_t n = static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * static_cast<size_t>(img.channels);
-  const unsigned short* s = static_cast<const unsigned short*>(img.data);
-  unsigned short largest = n ? *std::max_element(s, s + n) : 0;
+  const unsigned short* s = reinterpret_cast<const unsigned short*>(d.data.get());
+  unsigned short largest = samples ? *std::max_element(s, s + samples) : 0;
   if (largest > SHRT_MAX)
     throw UserError("'" + path + "' has 16-bit samples up to " + std::to_string(largest) + ", above 32767, but input '" +
                     inputName + "' is " + type.name() + (type.isStruct() ? " (int16 fields)" : "") +
                     ": declare it uint16 to read the samples as stored");
+}
+
+Decoded decodePicture(const std::string& path) {
+  formac_image img{};
+  char err[512];
+  if (formac_image_read_flags(path.c_str(), &img, FORMAC_READ_ALPHA | FORMAC_READ_PAGES, err, sizeof err) != 0)
+    throw UserError(err);
+  Decoded d;
+  d.data.reset(static_cast<unsigned char*>(img.data), [](unsigned char* p) { std::free(p); });
+  d.type = img.type;
+  d.format = img.type == FORMAC_U8 ? SampleFormat::U8 : img.type == FORMAC_U16 ? SampleFormat::U16 : SampleFormat::F32;
+  d.channels = img.channels;
+  d.shape = {img.height, img.width};
+  if (img.pages > 1) d.shape.insert(d.shape.begin(), img.pages);
+  return d;
+}
+
+// A .npy array for an input of `want` channels: the last axis holds them.
+Decoded decodeNpy(const std::string& path, int want, const std::string& inputName, const Type& type) {
+  auto a = std::make_shared<NpyArray>(readNpy(path));
+  Decoded d;
+  d.type = a->type;
+  d.exact = true;
+  d.format = a->type == FORMAC_U16 ? SampleFormat::U16
+             : a->type == FORMAC_F32 || a->type == FORMAC_F64 ? SampleFormat::F32 : SampleFormat::U8;
+  d.shape = a->shape;
+  if (want > 1) {
+    if (d.shape.size() < 2 || d.shape.back() != want)
+      throw UserError("'" + path + "' (shape " + shapeText(d.shape) + ") has no last axis of " +
+                      std::to_string(want) + ": input '" + inputName + "' (" + type.name() + ") takes " +
+                      channelWord(want) + ", the last axis of a .npy array");
+    d.shape.pop_back();
+    d.channels = want;
+  }
+  d.data = std::shared_ptr<unsigned char>(a, a->bytes.data());
+  return d;
+}
+
+// Fits the file's channels to `want`: alpha dropped, RGB(A) to gray with
+// `gray`; throws when they do not fit.
+void fitChannels(Decoded& d, int want, bool gray, const std::string& path, const std::string& inputName,
+                 const Type& type) {
+  if (d.channels == want) return;
+  bool dropAlpha = (d.channels == 2 && want == 1) || (d.channels == 4 && want == 3);
+  bool toGray = gray && want == 1 && d.channels >= 3;
+  if (!dropAlpha && !toGray)
+    throw UserError("'" + path + "' has " + channelWord(d.channels) + ", but input '" + inputName + "' (" +
+                    type.name() + ") takes " + channelWord(want) +
+                    (want == 1 && d.channels >= 3 ? "; --gray converts it" : ""));
+  size_t pixels = 1, es = formac_pixel_type_size(d.type);
+  for (long long e : d.shape) pixels *= static_cast<size_t>(e);
+  std::shared_ptr<unsigned char> out(new unsigned char[pixels * es * static_cast<size_t>(want)],
+                                     std::default_delete<unsigned char[]>());
+  if (toGray) {
+    rgbToGray(d.type, d.data.get(), d.channels, pixels, out.get());
+  } else {
+    size_t keep = es * static_cast<size_t>(want), from = es * static_cast<size_t>(d.channels);
+    for (size_t i = 0; i < pixels; ++i) std::memcpy(out.get() + i * keep, d.data.get() + i * from, keep);
+  }
+  d.data = out;
+  d.channels = want;
+}
+
+// Leading extents of 1 dropped or added until `shape` has `rank`
+// dimensions; empty when it cannot.
+std::vector<long long> fitRank(std::vector<long long> shape, int rank) {
+  while (static_cast<int>(shape.size()) > rank && shape.front() == 1) shape.erase(shape.begin());
+  if (static_cast<int>(shape.size()) > rank) return {};
+  shape.insert(shape.begin(), static_cast<size_t>(rank) - shape.size(), 1);
+  return shape;
 }
 
 }  // namespace
@@ -138,9 +219,10 @@ void requireInt16Fits(const formac_image& img, const std::string& path, const st
 int channelsOf(const Type& type, const std::string& imageName) {
   if (!type.isStruct()) return 1;
   size_t n = type.structType->fields.size();
-  if (n == 3) return 3;
-  throw UserError("formac run reads and writes images of numbers (gray) or of structs of 3 fields (RGB); '" +
-                  imageName + "' is " + type.name() + " with " + std::to_string(n) + " fields");
+  if (n >= 2 && n <= 4) return static_cast<int>(n);
+  throw UserError("formac run reads and writes images of numbers (gray) or of structs of 2 to 4 fields (gray and "
+                  "alpha, RGB, RGBA); '" +
+                  imageName + "' is " + type.name() + " with " + plural(n, "field"));
 }
 
 std::string describeExtent(const std::vector<long long>& extent) {
@@ -150,51 +232,43 @@ std::string describeExtent(const std::vector<long long>& extent) {
   return s;
 }
 
-InputFile readInputImage(const std::string& path, const std::string& inputName, const Type& type, int rank) {
+InputFile readInputImage(const std::string& path, const std::string& inputName, const Type& type, int rank,
+                         bool gray) {
   int want = channelsOf(type, inputName);
-  if (rank != 1 && rank != 2)
-    throw UserError("formac run reads 1- and 2-dimensional images; input '" + inputName + "' has " +
-                    std::to_string(rank) + " dimensions");
-  formac_image img{};
-  char err[512];
-  if (formac_image_read(path.c_str(), &img, err, sizeof err) != 0) throw UserError(err);
-  struct Release {
-    formac_image* img;
-    ~Release() { formac_image_free(img); }
-  } release{&img};
-  if (img.channels != want)
-    throw UserError("'" + path + "' has " + channelWord(img.channels) + ", but input '" + inputName + "' (" +
-                    type.name() + ") takes " + channelWord(want));
+  if (rank < 1 || rank > 4)
+    throw UserError("formac run reads images of 1 to 4 dimensions; input '" + inputName + "' has " +
+                    std::to_string(rank));
+  Decoded d = isNpyFile(path) ? decodeNpy(path, want, inputName, type) : decodePicture(path);
+  fitChannels(d, want, gray, path, inputName, type);
+  std::vector<long long> extent = fitRank(d.shape, rank);
+  if (extent.empty()) {
+    std::string what = d.shape.size() == 2 && !d.exact ? describeExtent(d.shape) : "shape " + shapeText(d.shape);
+    throw UserError("'" + path + "' is " + std::to_string(d.shape.size()) + "-dimensional (" + what +
+                    "), but input '" + inputName + "' is " + std::to_string(rank) + "-dimensional" +
+                    (rank == 1 ? ": give a .npy of one dimension or a picture one row high" : ""));
+  }
   InputFile in;
-  in.width = img.width;
-  in.height = img.height;
-  in.format = img.type == FORMAC_U8 ? SampleFormat::U8 : img.type == FORMAC_U16 ? SampleFormat::U16 : SampleFormat::F32;
+  in.format = d.format;
   in.image.type = type;
-  if (rank == 2) in.image.extent = {img.height, img.width};
-  else in.image.extent = {static_cast<long long>(img.height) * img.width};
-  size_t pixels = static_cast<size_t>(img.width) * static_cast<size_t>(img.height);
-  size_t elem = typeSize(type);
-  in.image.bytes.assign(pixels * elem, 0);
-  std::vector<Channel> layout = channelLayout(type);
-  if (img.type == FORMAC_U16 && hasChannelOf(layout, ScalarKind::Int16)) requireInt16Fits(img, path, inputName, type);
-  for (size_t i = 0; i < pixels; ++i)
-    for (size_t c = 0; c < layout.size(); ++c) {
-      size_t at = i * layout.size() + c;
-      double s = img.type == FORMAC_U8    ? static_cast<const unsigned char*>(img.data)[at]
-                 : img.type == FORMAC_U16 ? static_cast<const unsigned short*>(img.data)[at]
-                                          : static_cast<const float*>(img.data)[at];
-      storeScalar(layout[c].kind, fromFile(layout[c].kind, in.format, s),
-                  &in.image.bytes[i * elem + layout[c].offset]);
-    }
+  in.image.extent = extent;
+  size_t pixels = 1, es = formac_pixel_type_size(d.type);
+  for (long long e : extent) pixels *= static_cast<size_t>(e);
+  if (d.type == FORMAC_U16 && hasChannelOf(channelLayout(type), ScalarKind::Int16))
+    requireInt16Fits(d, pixels * static_cast<size_t>(d.channels), path, inputName, type);
+  in.image.bytes.assign(pixels * typeSize(type), 0);
+  // The file's samples are interleaved: a run per field steps over the others.
+  std::vector<ChannelRun> runs = channelRuns(type, pixels);
+  for (size_t c = 0; c < runs.size(); ++c)
+    convertSamples({d.type, d.data.get() + c * es, es * runs.size()},
+                   {pixelTypeOf(runs[c].kind), in.image.bytes.data() + runs[c].offset, runs[c].stride}, runs[c].count,
+                   d.exact ? Scale{} : fromFile(runs[c].kind, d.format));
   return in;
 }
 
 void checkOutputPath(const std::string& path) {
-  std::string ext = lower(path);
-  bool known = false;
-  for (const char* e : {".png", ".pgm", ".ppm", ".pnm", ".pfm"}) known = known || endsWith(ext, e);
-  if (!known)
-    throw UserError("cannot write '" + path + "': formac run writes .png, .pgm, .ppm, .pnm or .pfm files");
+  if (!hasExtension(path, {".png", ".pgm", ".ppm", ".pnm", ".pfm", ".jpg", ".jpeg", ".tif", ".tiff", ".npy"}))
+    throw UserError("cannot write '" + path +
+                    "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm or .pfm files");
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw UserError("cannot write '" + path + "': it is a folder");
@@ -209,40 +283,72 @@ void checkOutputPath(const std::string& path) {
     throw UserError("cannot write '" + path + "': folder '" + dir + "' is not writable");
 }
 
+namespace {
+
+// The .npy dtype of an output: its scalar's, or f8 for a struct of mixed
+// field types.
+formac_pixel_type npyTypeOf(const std::vector<Channel>& layout) {
+  for (const Channel& c : layout)
+    if (c.kind != layout[0].kind) return FORMAC_F64;
+  return pixelTypeOf(layout[0].kind);
+}
+
+// Copies (exact) or converts (scaled) each channel of `img` into the
+// interleaved samples at `out`, of type `to`.
+void interleave(const HostImage& img, size_t pixels, formac_pixel_type to, bool exact, SampleFormat f,
+                unsigned char* out) {
+  std::vector<ChannelRun> runs = channelRuns(img.type, pixels);
+  size_t es = formac_pixel_type_size(to);
+  for (size_t c = 0; c < runs.size(); ++c)
+    convertSamples({pixelTypeOf(runs[c].kind), img.bytes.data() + runs[c].offset, runs[c].stride},
+                   {to, out + c * es, es * runs.size()}, runs[c].count, exact ? Scale{} : toFile(runs[c].kind, f));
+}
+
+}  // namespace
+
 void writeOutputImage(const std::string& path, const std::string& outputName, const HostImage& img,
                       SampleFormat depth) {
   int channels = channelsOf(img.type, outputName);
-  if (img.extent.size() != 1 && img.extent.size() != 2)
-    throw UserError("formac run writes 1- and 2-dimensional images; output '" + outputName + "' has " +
-                    std::to_string(img.extent.size()) + " dimensions");
-  long long h = img.extent.size() == 2 ? img.extent[0] : 1;
-  long long w = img.extent.back();
-  if (w < 1 || h < 1)
-    throw UserError("output '" + outputName + "' is empty (" + describeExtent(img.extent) +
-                    "): nothing to write to '" + path + "'");
-  if (w > INT_MAX || h > INT_MAX) throw UserError("output '" + outputName + "' is too large to write");
-  std::vector<Channel> layout = channelLayout(img.type);
+  size_t rank = img.extent.size(), pixels = 1;
+  for (long long e : img.extent) {
+    if (e < 1)
+      throw UserError("output '" + outputName + "' is empty (" + describeExtent(img.extent) +
+                      "): nothing to write to '" + path + "'");
+    if (static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / pixels)
+      throw UserError("output '" + outputName + "' (" + describeExtent(img.extent) + ") is too large to write");
+    pixels *= static_cast<size_t>(e);
+  }
+  if (hasExtension(path, {".npy"})) {
+    NpyArray a;
+    a.type = npyTypeOf(channelLayout(img.type));
+    a.shape = img.extent;
+    if (channels > 1) a.shape.push_back(channels);
+    a.bytes.resize(pixels * static_cast<size_t>(channels) * formac_pixel_type_size(a.type));
+    interleave(img, pixels, a.type, true, depth, a.bytes.data());
+    writeNpy(path, a);
+    return;
+  }
+  bool tiff = hasExtension(path, {".tif", ".tiff"});
+  if (rank > 3 || (rank == 3 && !tiff))
+    throw UserError("output '" + outputName + "' is " + std::to_string(rank) + "-dimensional (" +
+                    describeExtent(img.extent) + "): write it to " + (rank == 3 ? ".tif (one page each) or " : "") +
+                    ".npy, not '" + path + "'");
+  long long h = rank >= 2 ? img.extent[rank - 2] : 1, w = img.extent.back(), pages = rank == 3 ? img.extent[0] : 1;
+  if (w > INT_MAX || h > INT_MAX || pages > INT_MAX)
+    throw UserError("output '" + outputName + "' is too large to write");
   // uint16 holds 16-bit samples: written as such, whatever the inputs were.
-  if (depth == SampleFormat::U8 && hasChannelOf(layout, ScalarKind::Uint16)) depth = SampleFormat::U16;
-  SampleFormat f = endsWith(lower(path), ".pfm") ? SampleFormat::F32 : depth;
+  if (depth == SampleFormat::U8 && hasChannelOf(channelLayout(img.type), ScalarKind::Uint16)) depth = SampleFormat::U16;
+  SampleFormat f = hasExtension(path, {".pfm"})                          ? SampleFormat::F32
+                   : depth == SampleFormat::F32 && !tiff                 ? SampleFormat::U8
+                   : hasExtension(path, {".jpg", ".jpeg"})               ? SampleFormat::U8
+                                                                         : depth;
   formac_pixel_type pt = f == SampleFormat::U8 ? FORMAC_U8 : f == SampleFormat::U16 ? FORMAC_U16 : FORMAC_F32;
   formac_image out{};
-  if (formac_image_alloc(&out, static_cast<int>(w), static_cast<int>(h), channels, pt) != 0)
+  if (formac_image_alloc_pages(&out, static_cast<int>(w), static_cast<int>(h), static_cast<int>(pages), channels,
+                               pt) != 0)
     throw UserError("output '" + outputName + "' (" + describeExtent(img.extent) + ") is too large to write");
-  struct Release {
-    formac_image* img;
-    ~Release() { formac_image_free(img); }
-  } release{&out};
-  size_t elem = typeSize(img.type);
-  size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
-  for (size_t i = 0; i < pixels; ++i)
-    for (size_t c = 0; c < layout.size(); ++c) {
-      double v = toFile(layout[c].kind, f, loadScalar(layout[c].kind, &img.bytes[i * elem + layout[c].offset]));
-      size_t at = i * layout.size() + c;
-      if (f == SampleFormat::U8) static_cast<unsigned char*>(out.data)[at] = static_cast<unsigned char>(v);
-      else if (f == SampleFormat::U16) static_cast<unsigned short*>(out.data)[at] = static_cast<unsigned short>(v);
-      else static_cast<float*>(out.data)[at] = static_cast<float>(v);
-    }
+  std::unique_ptr<formac_image, void (*)(formac_image*)> release(&out, formac_image_free);
+  interleave(img, pixels, pt, false, f, static_cast<unsigned char*>(out.data));
   char err[512];
   if (formac_image_write(path.c_str(), &out, err, sizeof err) != 0) throw UserError(err);
 }

@@ -21,7 +21,7 @@ struct RunOptions {
   std::vector<std::string> inputs, outputs;
   std::map<std::string, double> values;
   Backend backend = Backend::Default;
-  bool verbose = false, useCache = true, fuse = true, warnings = true;
+  bool verbose = false, useCache = true, fuse = true, warnings = true, gray = false;
   int repeat = 1;
   bool help = false;
 };
@@ -63,6 +63,7 @@ RunOptions parseRunOptions(const std::vector<std::string>& args) {
     } else if (a == "-v" || a == "--verbose") o.verbose = true;
     else if (a == "--no-cache") o.useCache = false;
     else if (a == "--no-fuse") o.fuse = false;
+    else if (a == "--gray") o.gray = true;
     else if (a == "-w") o.warnings = false;
     else if (!a.empty() && a[0] == '-') throw UserError("unknown option '" + a + "' of formac run\n" + runUsage());
     else if (o.program.empty()) o.program = a;
@@ -134,7 +135,7 @@ int execute(const RunOptions& o) {
   auto t1 = Clock::now();
   for (size_t i = 0; i < o.inputs.size(); ++i) {
     if (i >= ins.size()) break;  // bind() reports the count
-    files.push_back(readInputImage(o.inputs[i], ins[i].name, ins[i].type, ins[i].rank));
+    files.push_back(readInputImage(o.inputs[i], ins[i].name, ins[i].type, ins[i].rank, o.gray));
     extents.push_back(files.back().image.extent);
   }
   if (o.inputs.size() > ins.size()) extents.resize(o.inputs.size());
@@ -182,7 +183,7 @@ int execute(const RunOptions& o) {
             duration(median));
 
   auto t3 = Clock::now();
-  SampleFormat depth = !files.empty() && files[0].format == SampleFormat::U16 ? SampleFormat::U16 : SampleFormat::U8;
+  SampleFormat depth = files.empty() ? SampleFormat::U8 : files[0].format;
   for (size_t i = 0; i < outs.size(); ++i) {
     results[i].bytes.pop_back();
     writeOutputImage(o.outputs[i], outs[i].name, results[i], depth);
@@ -199,11 +200,16 @@ int execute(const RunOptions& o) {
 }  // namespace
 
 std::string runUsage() {
-  return "usage: formac run PROGRAM.idsl --input IMAGE ... [--param NAME=VALUE ...] --output IMAGE\n"
-         "  -i, --input FILE        an input image, one per image input in declaration order\n"
-         "                          (PNG 8/16-bit, PGM, PPM, PFM)\n"
+  return "usage: formac run PROGRAM.idsl --input IMAGE ... [--param NAME=VALUE ...] --output IMAGE ...\n"
+         "  -i, --input FILE        an input image, one per image input in declaration order:\n"
+         "                          PNG and TIFF (8/16-bit; TIFF also float, multi-page = 3-D),\n"
+         "                          JPEG, PGM/PPM, PFM, or .npy (exact values, any rank 1-4)\n"
          "  -p, --param NAME=VALUE  a parameter (size) or a scalar input\n"
-         "  -o, --output FILE       where to write the result (.png, .pgm, .ppm, .pnm, .pfm)\n"
+         "  -o, --output FILE       where to write a result, one per value the program returns\n"
+         "                          (`return a, b;`: two), in order; the format by extension:\n"
+         "                          .png .jpg .jpeg .tif .tiff .npy .pgm .ppm .pnm .pfm\n"
+         "  --gray                  convert RGB(A) inputs to gray for inputs of a number type\n"
+         "                          (0.299 R + 0.587 G + 0.114 B, as OpenCV's RGB2GRAY)\n"
          "  --backend=jit|eval|cuda jit: Clang in-process (the default when built with it);\n"
          "                          eval: the reference evaluator; cuda: the GPU (NVRTC)\n"
          "  --repeat N              run N times, report the median\n"

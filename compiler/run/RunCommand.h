@@ -1,7 +1,9 @@
 // `formac run`: compiles a Forma program in-process and runs it on image files.
 //
 //   formac run PROGRAM.idsl --input a.png [--input b.png ...] [--param NAME=VALUE ...]
-//              --output out.png [--backend=jit|eval|cuda] [--verbose]
+//              --output out.png [--output out2.tif ...] [--gray] [--backend=jit|eval|cuda] [--verbose]
+//
+// One --output per value the program returns (`return a, b;`), in order.
 //
 // Takes the arguments after `run`; returns the exit status (0; 1 for a user
 // error, with one message on stderr; 70 for an internal error). Prints one

@@ -253,6 +253,97 @@ TEST_F(RunCli, ParametersFromTheCommandLine) {
   EXPECT_EQ(readPixels(scratch("u.png")).width, 67);
 }
 
+// `return x, y;`: one --output per result, in order.
+TEST_F(RunCli, SeveralOutputsOnePerResult) {
+  writeFile(scratch("two_out.idsl"),
+            "stencil twice(vector#2 float A) { return A * 2.0f; }\n"
+            "stencil less(vector#2 float A) { return A - 0.5f; }\n"
+            "parameter M, N;\nvector#2 float a[M,N];\nx = twice(a);\ny = less(a);\nreturn x, y;\n");
+  writePattern(scratch("two_in.png"), 6, 4, 1, 8);
+  std::string base = quote(scratch("two_out.idsl")) + " -i " + quote(scratch("two_in.png"));
+  for (const char* backend : {"eval", kJit ? "jit" : "eval"}) {
+    CommandResult r = formacRun(base + " --backend=" + backend + " -o " + quote(scratch("x.npy")) + " --output " +
+                                quote(scratch("y.pfm")));
+    ASSERT_EQ(r.status, 0) << r.output;
+    Pixels in = readPixels(scratch("two_in.png")), y = readPixels(scratch("y.pfm"));
+    ASSERT_EQ(y.width, 6);
+    std::string x = readFile(scratch("x.npy"));
+    ASSERT_EQ(x.size(), 128u + 24 * 4) << backend;
+    for (int i = 0; i < 24; ++i) {
+      float v = static_cast<unsigned char>(in.bytes[static_cast<size_t>(i)]) / 255.0f, xi, yi;
+      std::memcpy(&xi, x.data() + 128 + 4 * i, 4);
+      std::memcpy(&yi, y.bytes.data() + 4 * i, 4);
+      EXPECT_EQ(xi, v * 2.0f) << backend << " " << i;
+      EXPECT_EQ(yi, v - 0.5f) << backend << " " << i;
+    }
+  }
+  expectError(base + " -o " + quote(scratch("x.png")),
+              scratch("two_out.idsl") + " returns 2 images, but 1 --output was given");
+}
+
+// --gray feeds an RGB picture to a gray program: OpenCV's RGB2GRAY weights
+// in fixed point, computed here.
+TEST_F(RunCli, GrayConvertsRgbInputs) {
+  writeFile(scratch("copy8.idsl"), "stencil copy(vector#2 int8 A) { return A; }\n"
+                                   "parameter M, N;\nvector#2 int8 a[M,N];\nreturn copy(a);\n");
+  expectError(quote(scratch("copy8.idsl")) + " -i " + quote(scratch("rgb.png")) + " -o " + quote(scratch("x.png")),
+              "'" + scratch("rgb.png") + "' has 3 channels (RGB), but input 'a' (int8) takes 1 channel (gray); "
+              "--gray converts it");
+  CommandResult r = formacRun(quote(scratch("copy8.idsl")) + " -i " + quote(scratch("rgb.png")) + " --gray -o " +
+                              quote(scratch("gray.png")));
+  ASSERT_EQ(r.status, 0) << r.output;
+  Pixels rgb = readPixels(scratch("rgb.png")), gray = readPixels(scratch("gray.png"));
+  ASSERT_EQ(gray.channels, 1);
+  ASSERT_EQ(gray.width * gray.height, 67 * 45);
+  for (size_t i = 0; i < 67 * 45; ++i) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(rgb.bytes.data()) + 3 * i;
+    ASSERT_EQ(static_cast<unsigned char>(gray.bytes[i]), (p[0] * 9798 + p[1] * 19235 + p[2] * 3735 + 16384) >> 15) << i;
+  }
+}
+
+// A 2-D picture for a 1-D input is an error (it was once read row after row).
+TEST_F(RunCli, ErrorPictureForOneDimensionalInput) {
+  writeFile(scratch("line.idsl"), "stencil inc(vector#1 float A) { return A + 1.0f; }\n"
+                                  "parameter N;\nvector#1 float a[N];\nreturn inc(a);\n");
+  expectError(quote(scratch("line.idsl")) + " -i " + quote(scratch("small.png")) + " -o " + quote(scratch("x.png")),
+              "'" + scratch("small.png") + "' is 2-dimensional (67x45), but input 'a' is 1-dimensional: give a .npy of "
+              "one dimension or a picture one row high");
+  writePattern(scratch("row.png"), 9, 1, 1, 8);
+  CommandResult r = formacRun(quote(scratch("line.idsl")) + " -i " + quote(scratch("row.png")) + " -o " +
+                              quote(scratch("row_out.pfm")) + " --backend=eval");
+  ASSERT_EQ(r.status, 0) << r.output;
+  Pixels in = readPixels(scratch("row.png")), out = readPixels(scratch("row_out.pfm"));
+  ASSERT_EQ(out.width, 9);
+  ASSERT_EQ(out.height, 1);
+  float v;
+  std::memcpy(&v, out.bytes.data() + 4 * 3, 4);
+  EXPECT_EQ(v, static_cast<unsigned char>(in.bytes[3]) / 255.0f + 1.0f);
+}
+
+// A multi-page TIFF is a 3-D volume; JPEG goes in; eval and jit agree.
+TEST_F(RunCli, VolumeFromMultiPageTiff) {
+  writeFile(scratch("vol.idsl"), "stencil dz(vector#3 int A) { return A@[1,0,0] - A + 1000; }\n"
+                                 "parameter P, M, N;\nvector#3 int a[P,M,N];\nreturn dz(a:clamped);\n");
+  formac_image img{};
+  ASSERT_EQ(formac_image_alloc_pages(&img, 5, 4, 3, 1, FORMAC_U16), 0);
+  for (int i = 0; i < 60; ++i) static_cast<unsigned short*>(img.data)[i] = static_cast<unsigned short>(i * i);
+  char err[256];
+  ASSERT_EQ(formac_image_write(scratch("vol.tif").c_str(), &img, err, sizeof err), 0) << err;
+  formac_image_free(&img);
+  expectBackendsAgree("vol", quote(scratch("vol.idsl")) + " -i " + quote(scratch("vol.tif")), "tif");
+  formac_image out{};
+  ASSERT_EQ(formac_image_read_flags(scratch("vol_jit.tif").c_str(), &out, FORMAC_READ_PAGES, err, sizeof err), 0);
+  ASSERT_EQ(out.pages, 3);
+  ASSERT_EQ(out.type, FORMAC_U16);  // a 16-bit input gives 16-bit output
+  const unsigned short* o = static_cast<const unsigned short*>(out.data);
+  EXPECT_EQ(o[7], (27 * 27 - 7 * 7) + 1000);  // page 0 -> page 1 at the same point
+  EXPECT_EQ(o[47], 1000);                     // the last page: clamped, A - A
+  formac_image_free(&out);
+  std::string jpg = scratch("cam.jpg");
+  ASSERT_EQ(formacRun(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(jpg) + " --backend=eval").status, 0);
+  expectBackendsAgree("blur_jpeg", quote(kBlur) + " -i " + quote(jpg), "png");
+}
+
 // ------------------------------------------------------------------ errors
 
 TEST_F(RunCli, ErrorMissingInputFile) {
@@ -262,7 +353,7 @@ TEST_F(RunCli, ErrorMissingInputFile) {
 
 TEST_F(RunCli, ErrorUnreadableInputFile) {
   expectError(quote(kBlur) + " -i " + quote(scratch("bad.png")) + " -o " + quote(scratch("x.png")),
-              "'" + scratch("bad.png") + "': not a PNG/PGM/PPM/PFM file");
+              "'" + scratch("bad.png") + "': not a PNG/JPEG/TIFF/PGM/PPM/PFM file");
 }
 
 TEST_F(RunCli, ErrorWrongChannelCount) {
@@ -307,8 +398,9 @@ TEST_F(RunCli, ErrorUnwritableOutput) {
   std::string base = quote(kBlur) + " -i " + quote(kCamera) + " -o ";
   expectError(base + quote(scratch("no_dir/x.png")),
               "cannot write '" + scratch("no_dir/x.png") + "': folder '" + scratch("no_dir") + "' does not exist");
-  expectError(base + quote(scratch("x.jpg")),
-              "cannot write '" + scratch("x.jpg") + "': formac run writes .png, .pgm, .ppm, .pnm or .pfm files");
+  expectError(base + quote(scratch("x.gif")),
+              "cannot write '" + scratch("x.gif") +
+                  "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm or .pfm files");
   runCommand("mkdir -p " + quote(scratch("dir.png")));
   expectError(base + quote(scratch("dir.png")), "cannot write '" + scratch("dir.png") + "': it is a folder");
   // PGM holds one channel: the runtime's message comes through.

@@ -75,6 +75,10 @@ void fill_random(formac_image* img, std::mt19937& rng) {
         for (size_t i = 0; i < n; i++)
             static_cast<int32_t*>(img->data)[i] = static_cast<int32_t>(rng());
         break;
+    case FORMAC_I64:
+        for (size_t i = 0; i < n; i++)
+            static_cast<int64_t*>(img->data)[i] = static_cast<int64_t>(rng()) << 20;
+        break;
     case FORMAC_F32: {
         std::uniform_real_distribution<float> d(-1000.f, 1000.f);
         const float specials[] = {0.f, -0.f, 1e-40f, -3.4e38f,
@@ -485,7 +489,7 @@ TEST_F(RuntimeImage, GarbageFile) {
     junk[0] = 'x';
     write_bytes(p, junk);
     std::string m = expect_read_fails(p);
-    EXPECT_NE(m.find("not a PNG/PGM/PPM/PFM file"), std::string::npos) << m;
+    EXPECT_NE(m.find("not a PNG/JPEG/TIFF/PGM/PPM/PFM file"), std::string::npos) << m;
 
     write_text(p, "P5garbage");
     expect_read_fails(p);
@@ -632,7 +636,7 @@ TEST_F(RuntimeImage, WriteRejectsUnsupportedCombinations) {
         std::string file;
         formac_image* img;
     } bad[] = {{"a.png", f.get()}, {"a.pgm", u3.get()}, {"a.pfm", u3.get()},
-               {"a.jpg", u3.get()}, {"noext", u3.get()}};
+               {"a.jpg", f.get()}, {"noext", u3.get()}};
     for (auto& b : bad) {
         std::string p = path(b.file);
         EXPECT_NE(formac_image_write(p.c_str(), b.img, err, sizeof err), 0) << p;
