@@ -41,11 +41,22 @@ To fromDouble(double v) {
 
 // Divide only where it changes the value: x * mul / 1 is x * mul, and a
 // division costs several multiplications' time.
+// Integer samples taken as they are saturate without a detour through double,
+// which would round an int64 beyond 2^53.
 template <typename From, typename To, bool divide>
 void convertRun(const unsigned char* src, size_t ss, unsigned char* dst, size_t ds, size_t n, Scale s) {
+  const bool asStored = s.mul == 1 && s.div == 1;
   for (size_t i = 0; i < n; ++i) {
     From x;
     std::memcpy(&x, src + i * ss, sizeof x);
+    if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
+      if (asStored) {  // every sample type fits long long
+        long long v = static_cast<long long>(x), lo = std::numeric_limits<To>::min(), hi = std::numeric_limits<To>::max();
+        To y = static_cast<To>(v < lo ? lo : v > hi ? hi : v);
+        std::memcpy(dst + i * ds, &y, sizeof y);
+        continue;
+      }
+    }
     double v = static_cast<double>(x) * s.mul;
     To y = fromDouble<To>(divide ? v / s.div : v);
     std::memcpy(dst + i * ds, &y, sizeof y);

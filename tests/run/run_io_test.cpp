@@ -211,6 +211,23 @@ TEST_F(RunIo, NpyEveryDtypeReadsExactly) {
 }
 
 // The last axis holds a struct's fields.
+// uint16 and int64 images take .npy's <u2 and <i8 as stored, and write them
+// back as such: every bit, int64 beyond 2^53 too.
+TEST_F(RunIo, NpyUint16AndInt64RoundTripExactly) {
+  std::string u2 = raw<unsigned short>({0, 40000, 65535, 1});
+  writeFile(scratch("u2.npy"), npy("<u2", "(2, 2)", u2));
+  HostImage img = run::readInputImage(scratch("u2.npy"), "in", Type::of(ScalarKind::Uint16), 2).image;
+  EXPECT_EQ(std::string(img.bytes.begin(), img.bytes.end()), u2);
+  run::writeOutputImage(scratch("u2_back.npy"), "out", img, SampleFormat::U8);
+  EXPECT_EQ(readFile(scratch("u2_back.npy")), npy("<u2", "(2, 2)", u2));
+  std::string i8 = raw<long long>({-9223372036854775807LL - 1, 9007199254740993LL, -3, 9223372036854775807LL});
+  writeFile(scratch("i8.npy"), npy("<i8", "(4,)", i8));
+  img = run::readInputImage(scratch("i8.npy"), "in", Type::of(ScalarKind::Int64), 1).image;
+  EXPECT_EQ(std::string(img.bytes.begin(), img.bytes.end()), i8);
+  run::writeOutputImage(scratch("i8_back.npy"), "out", img, SampleFormat::U8);
+  EXPECT_EQ(readFile(scratch("i8_back.npy")), npy("<i8", "(4,)", i8));
+}
+
 TEST_F(RunIo, NpyChannelsAreTheLastAxis) {
   writeFile(scratch("rgb.npy"), npy("|u1", "(1, 2, 3)", raw<unsigned char>({1, 2, 3, 4, 5, 6})));
   HostImage img = run::readInputImage(scratch("rgb.npy"), "in", elementType(ScalarKind::Int8, 3), 1).image;
