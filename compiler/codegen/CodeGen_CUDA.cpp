@@ -170,7 +170,9 @@ class CudaGen {
               n_.scalar[static_cast<size_t>(i)],
           n_.scalar[static_cast<size_t>(i)]);
     add(cType(stage(sink).type) + "* __restrict__ " + name(sink), deviceBuffer(sink));
-    for (const auto& prm : n_.param) add("const long long " + prm, prm);
+    // Parameters (extents) in the kernel's index type I; an int64 scalar
+    // input stays long long.
+    for (const auto& prm : n_.param) add("const I " + prm, prm);
   }
 
   std::string stageComment(const ir::Stage& s) const {
@@ -210,12 +212,6 @@ class CudaGen {
 
   // Kernels are templates over their index type I: int while every image has
   // fewer than 2^31 points (the host checks), long long beyond.
-  std::string kernelParams(const std::string& params) const {
-    std::string t = params;
-    size_t pos = 0;
-    while ((pos = t.find("const long long ", pos)) != std::string::npos) t.replace(pos, 16, "const I "), pos += 8;
-    return t;
-  }
   // The host's choice between the two instantiations.
   std::string smallIndexCondition() const {
     std::string t = "1";
@@ -259,7 +255,7 @@ class CudaGen {
       LoopNestOptions lo = nestOptions(s, pc);
       bool fast = needsBorderChecks(lo);
       os << stageComment(s) << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") "
-         << kernelName(sid, k) << "(" << kernelParams(params) << ") {\n";
+         << kernelName(sid, k) << "(" << params << ") {\n";
       for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
       os << boxDeclarations(lo, fast, "  ");
       // x: the innermost dimension; y: the next; z: all outer ones, flattened.
@@ -345,7 +341,6 @@ class CudaGen {
     r.kernelName = fusedName(g);
     std::string args;
     kernelSignature(groupStages(g), g.sink, r.params, args);
-    r.params = kernelParams(r.params);
     r.sourcePath = o_.sourcePath;
     return fusedKernelSource(r);
   }

@@ -248,6 +248,24 @@ TEST(FusionPlan, CudaNegatedLiteralDivisorsAreConstants) {
   EXPECT_EQ(f.find("-(2.0f)"), std::string::npos);
 }
 
+// Kernels take the extents in their index type I (int below 2^31 points) and
+// an int64 scalar input as long long, fused and not: the extents were once
+// retyped by replacing "const long long " in the parameter text, which
+// truncated an int64 scalar to int (the GPU e2e matrix found it).
+TEST(FusionPlan, CudaKernelsKeepInt64ScalarsLongLong) {
+  const std::string text = "stencil f(vector#2 int64 W, int64 k) { return W@[0,1] + W + k; }\n"
+                           "parameter M, N;\nvector#2 int64 w[M,N];\nint64 big;\nreturn f(f(w:mirror, big), big);\n";
+  for (bool fuse : {true, false}) {
+    codegen::CudaOptions o;
+    o.kernelName = "k";
+    o.fuse = fuse;
+    std::string f = codegen::generateCudaKernels(compileText("wide.idsl", text), o).source;
+    EXPECT_NE(f.find("const long long big, "), std::string::npos) << "fuse " << fuse;
+    EXPECT_EQ(f.find("const I big"), std::string::npos) << "fuse " << fuse;
+    EXPECT_NE(f.find("const I M, const I N)"), std::string::npos) << "fuse " << fuse;
+  }
+}
+
 // A block is interior when its tile's row and column lie in one folded range
 // per dimension: canny's largest region (smooth, 36 x 68 from t - 2) must lie
 // in its exact box [2, M - 3] x [2, N - 3]; harris's gradients (34 x 66 from
