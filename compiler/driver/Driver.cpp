@@ -11,7 +11,7 @@
 #include "ir/Verifier.h"
 #include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
-#include "parse/Parser.h"
+#include "parse/Modules.h"
 #include "sema/Sema.h"
 
 namespace formac {
@@ -79,7 +79,8 @@ int compile(const Options& o) {
     std::cout << dumpTokens(tokens);
     return 0;
   }
-  ast::Program program = parse(tokens);
+  SourceFiles imported;
+  ast::Program program = parseProgram(src, imported, defaultImportPath());
   if (o.emit == "ast") {
     std::cout << ast::printProgram(program);
     return 0;
@@ -126,6 +127,8 @@ int compile(const Options& o) {
     std::string out = o.output;
     if (out.empty()) out = o.input + (cuda ? ".cu" : ".c");
     writeFile(out, code);
+    // Forma's default place, beside the source: say so (--help does too).
+    if (o.output.empty()) std::cerr << "formac: wrote " << out << "\n";
   }
   if (!o.headerFile.empty()) writeFile(o.headerFile, header);
   return 0;

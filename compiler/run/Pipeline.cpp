@@ -6,8 +6,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "ir/Verifier.h"
-#include "lex/Lexer.h"
-#include "parse/Parser.h"
+#include "parse/Modules.h"
 #include "run/Executor.h"
 #include "sema/Sema.h"
 
@@ -15,6 +14,7 @@ namespace formac {
 
 struct CompiledPipeline::State {
   std::shared_ptr<SourceFile> source;
+  SourceFiles imported;  // the program's imports: the pipeline's locations point into them
   std::shared_ptr<const ir::Pipeline> pipeline;
   std::string name;
   Backend backend = Backend::Eval;
@@ -82,8 +82,9 @@ CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o)
   s->source = std::make_shared<SourceFile>(SourceFile{o.sourcePath.empty() ? "<memory>" : o.sourcePath, sourceText});
   s->name = entryName(o);
   s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
-  std::vector<Token> tokens = lex(*s->source);
-  ast::Program program = parse(tokens);
+  std::vector<std::string> importPath = o.importPath;
+  for (auto& dir : defaultImportPath()) importPath.push_back(dir);
+  ast::Program program = parseProgram(*s->source, s->imported, importPath);
   Warnings warnings;
   ir::Pipeline pipeline = buildPipeline(program, s->name, warnings);
   ir::verify(pipeline);

@@ -21,17 +21,18 @@
 #include "codegen/CodeGen_CUDA.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
-#include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
-#include "parse/Parser.h"
+#include "parse/Modules.h"
 #include "sema/Sema.h"
 
 namespace {
 
 void compileOnce(const formac::SourceFile& src) {
   using namespace formac;
-  std::vector<Token> tokens = lex(src);
-  ast::Program program = parse(tokens);
+  // Imports are looked up beside "fuzz.idsl" only (the working directory):
+  // whatever they name, reading one ends in a program or a UserError.
+  SourceFiles imported;
+  ast::Program program = parseProgram(src, imported, {});
   (void)ast::printProgram(program);
   Warnings warnings;
   ir::Pipeline pipeline = buildPipeline(program, "fuzz", warnings);

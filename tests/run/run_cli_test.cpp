@@ -471,6 +471,23 @@ TEST_F(RunCli, ErrorInTheProgram) {
   EXPECT_NE(r.output.find(scratch("broken.idsl") + ":3:"), std::string::npos) << r.output;
 }
 
+// `formac run` finds a program's imports beside the program, whatever the
+// working directory; an import's own error names its file.
+TEST_F(RunCli, ImportsBesideTheProgram) {
+  ASSERT_EQ(runCommand("mkdir -p " + quote(scratch("imports/lib"))).status, 0);
+  writeFile(scratch("imports/lib/half.idsl"), "stencil half(vector#2 float X) { return X * 0.5f; }\n");
+  writeFile(scratch("imports/prog.idsl"), "import \"lib/half.idsl\";\nparameter M, N;\n"
+                                          "vector#2 float a[M,N];\nreturn half(a);\n");
+  CommandResult r = runCommand("cd / && env -u FORMAC_CACHE_DIR XDG_CACHE_HOME=" + quote(scratch("xdg")) + " " +
+                               quote(FORMAC_EXE) + " run " + quote(scratch("imports/prog.idsl")) + " -i " +
+                               quote(kCamera) + " -o " + quote(scratch("half.pfm")) + " --backend=eval");
+  EXPECT_EQ(r.status, 0) << r.output;
+  writeFile(scratch("imports/lib/half.idsl"), "stencil half(vector#2 float X) { return X * ; }\n");
+  r = formacRun(quote(scratch("imports/prog.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("imports/lib/half.idsl:1:"), std::string::npos) << r.output;
+}
+
 TEST_F(RunCli, Help) {
   CommandResult r = formacRun("--help");
   EXPECT_EQ(r.status, 0);
