@@ -1,6 +1,8 @@
 #include "ir/Pipeline.h"
 
+#include <cctype>
 #include <functional>
+#include <string>
 
 namespace formac::ir {
 
@@ -88,6 +90,60 @@ std::vector<std::string> Pipeline::paramNames() const {
   std::vector<std::string> names;
   for (const auto& p : params) names.push_back(p.name);
   return names;
+}
+
+namespace {
+
+// Appends what the program wrote for stage `id` to `out`, up to about
+// kMaxTextLength characters (then "..."): a chain of a million unnamed calls
+// stays a short message, and its recursion shallow.
+constexpr size_t kMaxTextLength = 100;
+
+void appendUserText(const Pipeline& p, int id, std::string& out) {
+  const Stage& s = p.stages[static_cast<size_t>(id)];
+  if (!s.userName.empty()) {
+    out += s.userName;
+    return;
+  }
+  // The origin names unnamed operands by their generated names (_t3 is stage 3).
+  const std::string& o = s.origin;
+  auto word = [&](size_t k) { return isalnum(static_cast<unsigned char>(o[k])) || o[k] == '_'; };
+  for (size_t i = 0; i < o.size();) {
+    if (out.size() > kMaxTextLength) {
+      out += "...";
+      return;
+    }
+    bool atName = o.compare(i, 2, "_t") == 0 && i + 2 < o.size() &&
+                  isdigit(static_cast<unsigned char>(o[i + 2])) && (i == 0 || !word(i - 1));
+    if (!atName) {
+      out += o[i++];
+      continue;
+    }
+    size_t end = i + 2;
+    while (end < o.size() && isdigit(static_cast<unsigned char>(o[end]))) ++end;
+    std::string token = o.substr(i, end - i);
+    int operand = end - i <= 11 ? std::stoi(token.substr(2)) : id;
+    // A program's own image may be called _t3 too: only a stage still so named counts.
+    if (operand < id && p.stages[static_cast<size_t>(operand)].name == token)
+      appendUserText(p, operand, out);
+    else
+      out += token;
+    i = end;
+  }
+}
+
+}  // namespace
+
+std::string userText(const Pipeline& p, int id) {
+  std::string out;
+  appendUserText(p, id, out);
+  return out;
+}
+
+std::string describeStage(const Pipeline& p, int id) {
+  const Stage& s = p.stages[static_cast<size_t>(id)];
+  if (!s.userName.empty()) return "'" + s.userName + "'";
+  return "the result of '" + userText(p, id) + "' (line " + std::to_string(s.loc.line) + ")";
 }
 
 }  // namespace formac::ir

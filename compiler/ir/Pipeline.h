@@ -132,6 +132,7 @@ struct Stage {
   std::vector<Piece> pieces;
   SourceLoc loc;       // the statement that defines it
   std::string origin;  // what it computes, for comments: "blurx(input)"
+  std::string userName;  // as the program names it ("g<4>"); empty: an unnamed result
   int rank() const { return static_cast<int>(extent.size()); }
 };
 
@@ -162,5 +163,12 @@ struct Pipeline {
   std::vector<int> outputs;      // stage ids returned
   std::vector<std::string> paramNames() const;
 };
+
+// What the program wrote for stage `id`: its name ("g<4>"), else the
+// expression that computes it ("sobel_x(gaussian3x3(in:mirror):mirror)").
+// Never a generated name (_t3, g_4): messages use these.
+std::string userText(const Pipeline& p, int id);
+// "'g<4>'", else "the result of 'blurx(input)' (line 7)".
+std::string describeStage(const Pipeline& p, int id);
 
 }  // namespace formac::ir

@@ -120,7 +120,7 @@ std::vector<ImageInfo> CompiledPipeline::inputImages() const {
   std::vector<ImageInfo> out;
   for (int id : run::imageInputs(*s_->pipeline)) {
     const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
-    out.push_back({st.name, st.type, st.rank()});
+    out.push_back({ir::userText(*s_->pipeline, id), st.type, st.rank()});
   }
   return out;
 }
@@ -129,7 +129,7 @@ std::vector<ImageInfo> CompiledPipeline::outputImages() const {
   std::vector<ImageInfo> out;
   for (int id : s_->pipeline->outputs) {
     const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
-    out.push_back({st.name, st.type, st.rank()});
+    out.push_back({ir::userText(*s_->pipeline, id), st.type, st.rank()});
   }
   return out;
 }

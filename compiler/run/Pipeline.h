@@ -56,7 +56,7 @@ struct ImageRef {
 using Values = std::map<std::string, double>;
 
 struct ImageInfo {
-  std::string name;
+  std::string name;  // as the program writes it: "out", "g<4>", or an unnamed result's expression
   Type type;
   int rank = 0;
 };
