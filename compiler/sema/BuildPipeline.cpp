@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sema/ExprBuilder.h"
+#include "sema/Lints.h"
 #include "sema/Sema.h"
 #include "sema/StencilBody.h"
 #include "support/Suggest.h"
@@ -72,6 +73,9 @@ class PipelineBuilder {
         if (v.kind != Value::Image)
           userError(r->loc, "the program must return an image, not a scalar");
         p_.outputs.push_back(v.stage);
+        auto border = zeroBorders_.find(v.stage);
+        if (border != zeroBorders_.end())
+          warnings_.add(r->loc, sema::zeroBorderMessage(p_, v.stage, border->second));
       });
     }
     errors_.throwIfAny();
@@ -565,6 +569,7 @@ class PipelineBuilder {
                               " argument" + (def.params.size() == 1 ? "" : "s") + ", " +
                               std::to_string(call.args.size()) + " given");
     std::map<std::string, sema::StencilBinding> bindings;
+    std::vector<ScalarKind> argTypes;  // of the data it computes on, for the double-literal warning
     int firstImage = -1;
     std::string argList;
     for (size_t i = 0; i < def.params.size(); ++i) {
@@ -586,6 +591,7 @@ class PipelineBuilder {
           b.scalar = sema::convert(v.scalar, declared);
         }
         argText = "scalar";
+        if (!declared.isStruct()) argTypes.push_back(declared.scalar);
       } else {
         if (arg.literal)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
@@ -611,6 +617,7 @@ class PipelineBuilder {
                                      declared.name() + "; the stencil reads " + img.type.name() +
                                      " values, as Forma does");
         if (firstImage < 0) firstImage = v.stage;
+        if (!img.type.isStruct()) argTypes.push_back(img.type.scalar);
         b.isImage = true;
         b.stage = v.stage;
         b.rank = prm.rank;
@@ -659,6 +666,7 @@ class PipelineBuilder {
     // The valid box (Forma's rule): each argument without a boundary mode
     // shrinks it by -floor(min(0,lo)/s) below and ceil(max(0,hi)/s) above.
     std::vector<long long> shrinkLo(extent.size(), 0), shrinkHi(extent.size(), 0);
+    sema::ZeroBorder border{0, def.name, -1, call.loc};
     for (const auto& [name, use] : lowered.uses) {
       const sema::StencilBinding& b = bindings.at(name);
       if (!use.readAtOffsets || b.boundary.mode != ast::BoundaryMode::None) continue;
@@ -667,10 +675,16 @@ class PipelineBuilder {
         long long neg = std::min(0, use.minOffset[d]), pos = std::max(0, use.maxOffset[d]);
         shrinkLo[d] = std::max(shrinkLo[d], -ir::floorDiv(neg, s));
         shrinkHi[d] = std::max(shrinkHi[d], ceilDiv(pos, s));
+        if (std::max(shrinkLo[d], shrinkHi[d]) > border.width) {
+          border.width = std::max(shrinkLo[d], shrinkHi[d]);
+          border.image = b.stage;
+        }
       }
     }
     ir::Body body = std::move(lowered.body);
     Type resultType = sema::formaType(body.result);
+    if (!doubleWarned_.count(&def) && sema::warnDoubleLiteral(def, argTypes, resultType, warnings_))
+      doubleWarned_.insert(&def);
     body.result = resultType.isStruct() ? body.result : sema::convert(body.result, resultType);
     Stage out = newStage(resultType, extent, call.loc, def.name + "(" + argList + ")");
     ir::Piece piece = wholePiece(extent, call.loc);
@@ -680,7 +694,9 @@ class PipelineBuilder {
     }
     piece.body = std::move(body);
     out.pieces.push_back(std::move(piece));
-    return addStage(std::move(out));
+    int id = addStage(std::move(out));
+    if (border.width > 0) zeroBorders_[id] = border;
+    return id;
   }
 
   static long long ceilDiv(long long a, long long b) { return -ir::floorDiv(-a, b); }
@@ -975,6 +991,8 @@ class PipelineBuilder {
   Warnings& warnings_;
   ErrorLog errors_;
   std::set<std::string> failedNames_;  // definitions and images whose definition failed
+  std::map<int, sema::ZeroBorder> zeroBorders_;       // stencil stages computed inside a border
+  std::set<const ast::StencilDef*> doubleWarned_;     // warned once per stencil
   ir::Pipeline p_;
   std::map<std::string, const StructType*> structs_;
   std::map<std::string, const ast::StencilDef*> stencils_;
