@@ -21,8 +21,7 @@
 #include "codegen/CodeGen_C.h"
 #include "eval/Evaluator.h"
 #include "ir/Verifier.h"
-#include "lex/Lexer.h"
-#include "parse/Parser.h"
+#include "parse/Modules.h"
 #include "sema/Sema.h"
 
 namespace fs = std::filesystem;
@@ -239,7 +238,7 @@ std::vector<std::vector<long long>> parseRuns(const std::string& sizes) {
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
   g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
   try {
-    ast::Program ast = parse(lex(*g.source));
+    ast::Program ast = parseProgram(*g.source, g.imported, defaultImportPath());
     Warnings warnings;
     g.pipeline = buildPipeline(ast, kernel, warnings);
     ir::verify(g.pipeline);
