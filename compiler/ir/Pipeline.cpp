@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace formac::ir {
@@ -96,16 +97,19 @@ namespace {
 
 // Appends what the program wrote for stage `id` to `out`, up to about
 // kMaxTextLength characters (then "..."): a chain of a million unnamed calls
-// stays a short message, and its recursion shallow.
+// stays a short message, and its recursion shallow. `renamed` maps the C names
+// of named stages to the program's names (g_4 -> g<4>).
 constexpr size_t kMaxTextLength = 100;
 
-void appendUserText(const Pipeline& p, int id, std::string& out) {
+void appendUserText(const Pipeline& p, int id, const std::map<std::string, std::string>& renamed,
+                    std::string& out) {
   const Stage& s = p.stages[static_cast<size_t>(id)];
   if (!s.userName.empty()) {
     out += s.userName;
     return;
   }
-  // The origin names unnamed operands by their generated names (_t3 is stage 3).
+  // The origin names its operands by their stage names: _t3 (stage 3) for an
+  // unnamed one, spelt out in turn, the C name of a named one.
   const std::string& o = s.origin;
   auto word = [&](size_t k) { return isalnum(static_cast<unsigned char>(o[k])) || o[k] == '_'; };
   for (size_t i = 0; i < o.size();) {
@@ -113,30 +117,34 @@ void appendUserText(const Pipeline& p, int id, std::string& out) {
       out += "...";
       return;
     }
-    bool atName = o.compare(i, 2, "_t") == 0 && i + 2 < o.size() &&
-                  isdigit(static_cast<unsigned char>(o[i + 2])) && (i == 0 || !word(i - 1));
-    if (!atName) {
+    if (!word(i)) {
       out += o[i++];
       continue;
     }
-    size_t end = i + 2;
-    while (end < o.size() && isdigit(static_cast<unsigned char>(o[end]))) ++end;
+    size_t end = i;
+    while (end < o.size() && word(end)) ++end;
     std::string token = o.substr(i, end - i);
-    int operand = end - i <= 11 ? std::stoi(token.substr(2)) : id;
+    i = end;
+    bool generated = token.size() > 2 && token.size() <= 11 && token.compare(0, 2, "_t") == 0 &&
+                     token.find_first_not_of("0123456789", 2) == std::string::npos;
+    int operand = generated ? std::stoi(token.substr(2)) : id;
+    auto r = renamed.find(token);
     // A program's own image may be called _t3 too: only a stage still so named counts.
     if (operand < id && p.stages[static_cast<size_t>(operand)].name == token)
-      appendUserText(p, operand, out);
+      appendUserText(p, operand, renamed, out);
     else
-      out += token;
-    i = end;
+      out += r != renamed.end() ? r->second : token;
   }
 }
 
 }  // namespace
 
 std::string userText(const Pipeline& p, int id) {
+  std::map<std::string, std::string> renamed;
+  for (const auto& s : p.stages)
+    if (!s.userName.empty() && s.userName != s.name) renamed[s.name] = s.userName;
   std::string out;
-  appendUserText(p, id, out);
+  appendUserText(p, id, renamed, out);
   return out;
 }
 

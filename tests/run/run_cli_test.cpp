@@ -488,6 +488,22 @@ TEST_F(RunCli, ImportsBesideTheProgram) {
   EXPECT_NE(r.output.find("imports/lib/half.idsl:1:"), std::string::npos) << r.output;
 }
 
+// Outputs are named as the program writes them, never by a generated name
+// ('_t3', 'g_4' for g<4>).
+TEST_F(RunCli, MessagesNameOutputsAsWritten) {
+  writeFile(scratch("cplx.idsl"), "struct cplx { float re; float im; }\n"
+                                  "stencil mk(vector#2 float X) { return struct cplx(X, X@[0,1]); }\n"
+                                  "parameter M, N;\nvector#2 float in[M,N];\nreturn mk(in:mirror);\n");
+  expectError(quote(scratch("cplx.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+              "formac run reads and writes images of numbers (gray) or of structs of 3 fields (RGB); "
+              "'mk(in:mirror)' is cplx with 2 fields");
+  writeFile(scratch("empty.idsl"), "parameter M, N;\nvector#2 float in[M,N];\ng<0> = in;\nfor i = 1..4\n"
+                                   "  g<i> = g<i-1>[0..M-1, 1..];\nendfor\nreturn g<4>[0..M-1, 0..-1];\n");
+  expectError(quote(scratch("empty.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) +
+                  " --backend=eval",
+              "output 'g<4>[...]' is empty (0x512)");
+}
+
 TEST_F(RunCli, Help) {
   CommandResult r = formacRun("--help");
   EXPECT_EQ(r.status, 0);
