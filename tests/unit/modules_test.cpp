@@ -157,6 +157,16 @@ TEST_F(Imports, ErrorsNameBothPlacesOrTheCycle) {
   EXPECT_NE(errorOf("cycle.idsl").find("b.idsl:1:1: error: import cycle"), std::string::npos);
 }
 
+TEST_F(Imports, ChainsAreCutAt100Files) {
+  for (int i = 0; i < 120; ++i)
+    write("m" + std::to_string(i) + ".idsl", "import \"m" + std::to_string(i + 1) + ".idsl\";\n");
+  write("m120.idsl", "stencil f(vector#1 float X) { return X; }\n");
+  write("deep.idsl", std::string("import \"m0.idsl\";\n") + kMain);
+  EXPECT_NE(errorOf("deep.idsl").find("imports nested more than 100 files deep"), std::string::npos);
+  write("shallow.idsl", std::string("import \"m30.idsl\";\n") + kMain);
+  EXPECT_EQ(load("shallow.idsl").stencils.size(), 1u);
+}
+
 TEST_F(Imports, OnlyRegularFilesAreRead) {
   write("dir.idsl", std::string("import \".\";\n") + kMain);
   EXPECT_NE(errorOf("dir.idsl").find("not a regular file"), std::string::npos);
