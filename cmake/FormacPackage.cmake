@@ -40,6 +40,11 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/compiler/"
 install(FILES "${PROJECT_SOURCE_DIR}/runtime/formac_image.h"
               "${PROJECT_SOURCE_DIR}/runtime/formac_timer.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/formac")
+# The stdlib, for `import "stdlib/gaussian3x3.idsl";` (parse/Modules.h finds
+# share/formac beside the installed bin/).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/stdlib/"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/formac/stdlib"
+        FILES_MATCHING PATTERN "*.idsl" PATTERN "README.md")
 install(EXPORT formacTargets NAMESPACE formac::
         FILE formacTargets.cmake DESTINATION "${FORMAC_INSTALL_CMAKEDIR}")
 

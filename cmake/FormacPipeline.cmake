@@ -2,7 +2,7 @@
 #
 #   formac_add_pipeline(TARGET <target> SOURCE <file.idsl>
 #                       [KERNEL <name>] [TARGET_KIND openmp|cuda]
-#                       [OPTIONS <formac flags>...])
+#                       [OPTIONS <formac flags>...] [DEPENDS <files>...])
 #
 # At build time formac turns SOURCE into <name>.c (or <name>.cu) and <name>.h
 # in ${CMAKE_CURRENT_BINARY_DIR}/formac/<target>/ (regenerated when the .idsl
@@ -23,6 +23,8 @@
 #                does (CUDA_RUNTIME_LIBRARY), for the CUDA_ARCHITECTURES the
 #                project chooses.
 #   OPTIONS      extra formac flags, e.g. --no-fuse or -Werror.
+#   DEPENDS      more files whose change regenerates the code: what SOURCE
+#                imports (`import "stdlib/gaussian3x3.idsl";`).
 #
 # formac is the target `formac::formac`: inside formac's own build an alias of
 # the `formac` executable target (built before the pipeline), from an
@@ -31,7 +33,7 @@
 include_guard(GLOBAL)
 
 function(formac_add_pipeline)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SOURCE;KERNEL;TARGET_KIND" "OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SOURCE;KERNEL;TARGET_KIND" "OPTIONS;DEPENDS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "formac_add_pipeline: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -101,7 +103,7 @@ function(formac_add_pipeline)
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
     COMMAND ${formac_command} "${source}" ${emit} --kernel-name ${kernel}
             --header-file "${out_h}" ${arg_OPTIONS}
-    DEPENDS "${source}" ${formac_depends}
+    DEPENDS "${source}" ${formac_depends} ${arg_DEPENDS}
     COMMENT "formac: generating ${shown}"
     VERBATIM)
   target_sources(${arg_TARGET} PRIVATE "${out_c}" "${out_h}")

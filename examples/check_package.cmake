@@ -11,6 +11,9 @@ function(step what)
   endif()
 endfunction()
 step("installing" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
+if(NOT EXISTS ${WORK}/prefix/share/formac/stdlib/gaussian3x3.idsl)
+  message(FATAL_ERROR "the stdlib is not installed in share/formac/stdlib (import \"stdlib/...\";)")
+endif()
 step("configuring examples/ against the installed formac"
      ${CMAKE_COMMAND} -S ${EXAMPLES} -B ${WORK}/build -G ${GENERATOR}
      -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_PREFIX_PATH=${WORK}/prefix

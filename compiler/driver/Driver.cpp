@@ -12,7 +12,6 @@
 #include "ir/Printer.h"
 #include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
-#include "parse/Parser.h"
 #include "passes/Lower.h"
 #include "passes/PlanPrinter.h"
 
@@ -58,13 +57,14 @@ int compile(const Options& o) {
     std::cout << dumpTokens(lex(src));
     return 0;
   }
+  SourceFiles imported;
   if (o.emit == "ast") {
-    std::cout << ast::printProgram(parse(lex(src)));
+    std::cout << ast::printProgram(parseProgram(src, imported, defaultImportPath()));
     return 0;
   }
   Warnings warnings;
   std::string kernel = entryPointName(o.input, o.kernelName, warnings);
-  ir::Pipeline pipeline = checkedPipeline(src, kernel, warnings);
+  ir::Pipeline pipeline = checkedPipeline(src, kernel, warnings, imported, defaultImportPath());
   if (o.warnings)
     for (const auto& w : warnings.rendered()) std::cerr << w;
   if (o.warningsAsErrors && !warnings.rendered().empty()) return 1;
@@ -113,6 +113,8 @@ int compile(const Options& o) {
     std::string out = o.output;
     if (out.empty()) out = o.input + (cuda ? ".cu" : ".c");
     writeFile(out, code);
+    // Forma's default place, beside the source: say so (--help does too).
+    if (o.output.empty()) std::cerr << "formac: wrote " << out << "\n";
   }
   if (!o.headerFile.empty()) writeFile(o.headerFile, header);
   return 0;

@@ -1,19 +1,24 @@
 // The front end as one call: source text -> a checked pipeline.
 //
-// lex -> parse -> sema -> verify, the sequence the driver, `formac run`, the
-// C++ API, the tests and the fuzzer all run. Throws UserError for a bad
-// program; warnings are added to `warnings`.
+// parse (with its imports, parse/Modules.h) -> sema -> verify, the sequence
+// the driver, `formac run`, the C++ API, the tests and the fuzzer all run.
+// Throws UserError for a bad program (every error of the file, up to a
+// limit); warnings are added to `warnings`.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/Pipeline.h"
+#include "parse/Modules.h"
 #include "support/Diagnostics.h"
 
 namespace formac {
 
-// `source` must outlive the pipeline: its locations point into it.
-ir::Pipeline checkedPipeline(const SourceFile& source, const std::string& entryName,
-                             Warnings& warnings);
+// `source` and `imported` (the files its imports read, found beside the
+// importing file, then in `importPath`) must outlive the pipeline: its
+// locations point into them.
+ir::Pipeline checkedPipeline(const SourceFile& source, const std::string& entryName, Warnings& warnings,
+                             SourceFiles& imported, const std::vector<std::string>& importPath);
 
 }  // namespace formac

@@ -1,6 +1,9 @@
 #include "ir/Pipeline.h"
 
+#include <cctype>
 #include <functional>
+#include <map>
+#include <string>
 
 namespace formac::ir {
 
@@ -90,9 +93,70 @@ std::vector<std::string> Pipeline::paramNames() const {
   return names;
 }
 
-std::string displayName(const Stage& s) {
-  bool generated = s.name.rfind("_t", 0) == 0 && !s.origin.empty();
-  return generated ? s.origin : "'" + s.name + "'";
+namespace {
+
+// Appends what the program wrote for stage `id` to `out`, up to about
+// kMaxTextLength characters (then "..."): a chain of a million unnamed calls
+// stays a short message, and its recursion shallow. `renamed` maps the C names
+// of named stages to the program's names (g_4 -> g<4>).
+constexpr size_t kMaxTextLength = 100;
+
+void appendUserText(const Pipeline& p, int id, const std::map<std::string, std::string>& renamed,
+                    std::string& out) {
+  const Stage& s = p.stages[static_cast<size_t>(id)];
+  if (!s.userName.empty()) {
+    out += s.userName;
+    return;
+  }
+  // The origin names its operands by their stage names: _t3 (stage 3) for an
+  // unnamed one, spelt out in turn, the C name of a named one.
+  const std::string& o = s.origin;
+  auto word = [&](size_t k) { return isalnum(static_cast<unsigned char>(o[k])) || o[k] == '_'; };
+  for (size_t i = 0; i < o.size();) {
+    if (out.size() > kMaxTextLength) {
+      out += "...";
+      return;
+    }
+    if (!word(i)) {
+      out += o[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < o.size() && word(end)) ++end;
+    std::string token = o.substr(i, end - i);
+    i = end;
+    bool generated = token.size() > 2 && token.size() <= 11 && token.compare(0, 2, "_t") == 0 &&
+                     token.find_first_not_of("0123456789", 2) == std::string::npos;
+    int operand = generated ? std::stoi(token.substr(2)) : id;
+    auto r = renamed.find(token);
+    // A program's own image may be called _t3 too: only a stage still so named counts.
+    if (operand < id && p.stages[static_cast<size_t>(operand)].name == token)
+      appendUserText(p, operand, renamed, out);
+    else
+      out += r != renamed.end() ? r->second : token;
+  }
+}
+
+}  // namespace
+
+std::string userText(const Pipeline& p, int id) {
+  std::map<std::string, std::string> renamed;
+  for (const auto& s : p.stages)
+    if (!s.userName.empty() && s.userName != s.name) renamed[s.name] = s.userName;
+  std::string out;
+  appendUserText(p, id, renamed, out);
+  return out;
+}
+
+std::string describeStage(const Pipeline& p, int id) {
+  const Stage& s = p.stages[static_cast<size_t>(id)];
+  if (!s.userName.empty()) return "'" + s.userName + "'";
+  return "the result of '" + userText(p, id) + "' (line " + std::to_string(s.loc.line) + ")";
+}
+
+std::string displayName(const Pipeline& p, int id) {
+  const Stage& s = p.stages[static_cast<size_t>(id)];
+  return s.userName.empty() ? userText(p, id) : "'" + s.userName + "'";
 }
 
 }  // namespace formac::ir

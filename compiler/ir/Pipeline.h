@@ -132,12 +132,9 @@ struct Stage {
   std::vector<Piece> pieces;
   SourceLoc loc;       // the statement that defines it
   std::string origin;  // what it computes, for comments: "blurx(input)"
+  std::string userName;  // as the program names it ("g<4>"); empty: an unnamed result
   int rank() const { return static_cast<int>(extent.size()); }
 };
-
-// How messages and dumps name a stage: 'blurred' for an image the program
-// names, what it computes (gauss(src:mirror)) for one it does not (_t3).
-std::string displayName(const Stage& s);
 
 struct Param {
   std::string name;
@@ -166,5 +163,14 @@ struct Pipeline {
   std::vector<int> outputs;      // stage ids returned
   std::vector<std::string> paramNames() const;
 };
+
+// What the program wrote for stage `id`: its name ("g<4>"), else the
+// expression that computes it ("sobel_x(gaussian3x3(in:mirror):mirror)").
+// Never a generated name (_t3, g_4): messages use these.
+std::string userText(const Pipeline& p, int id);
+// "'g<4>'", else "the result of 'blurx(input)' (line 7)".
+std::string describeStage(const Pipeline& p, int id);
+// The short form for dumps (--emit=plan): "'g<4>'", else "blurx(input)".
+std::string displayName(const Pipeline& p, int id);
 
 }  // namespace formac::ir

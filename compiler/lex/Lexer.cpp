@@ -13,6 +13,7 @@ const char* tokenSpelling(Tok kind) {
     case Tok::IntLit: return "integer literal";
     case Tok::FloatLit: return "float literal";
     case Tok::DoubleLit: return "double literal";
+    case Tok::StringLit: return "string";
     case Tok::KwStencil: return "'stencil'";
     case Tok::KwVector: return "'vector'";
     case Tok::KwParameter: return "'parameter'";
@@ -94,6 +95,8 @@ class Lexer {
 
   std::vector<Token> run() {
     std::vector<Token> out;
+    // A UTF-8 byte-order mark (editors on Windows write one) is not text.
+    if (src_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
     for (;;) {
       skipSpaceAndComments();
       Token t = next();
@@ -160,6 +163,7 @@ class Lexer {
       return t;
     }
     if (isDigit(c) || (c == '.' && isDigit(peek(1)))) return number(loc);
+    if (c == '"') return string(loc);
     advance();
     auto two = [&](char second, Tok yes, Tok no) {
       if (peek() == second) {
@@ -209,6 +213,16 @@ class Lexer {
   static std::string hex(unsigned char u) {
     const char* digits = "0123456789abcdef";
     return std::string{digits[u >> 4], digits[u & 15]};
+  }
+
+  // STRING: '"' any characters but '"' and a line break '"'; no escapes.
+  Token string(SourceLoc loc) {
+    size_t start = pos_;
+    advance();
+    while (!atEnd() && peek() != '"' && peek() != '\n') advance();
+    if (peek() != '"') userError(loc, "unterminated string: '\"' has no matching '\"' on its line");
+    advance();
+    return make(Tok::StringLit, start, loc);
   }
 
   // INT: digits. DOUBLE: digits '.' digits, '.' digits, with optional

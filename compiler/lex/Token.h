@@ -14,6 +14,7 @@ enum class Tok {
   IntLit,     // 3
   FloatLit,   // 3.0f
   DoubleLit,  // 3.0, 1e-3, .5
+  StringLit,  // "stdlib/gaussian3x3.idsl" (import paths); text keeps the quotes
   // keywords
   KwStencil, KwVector, KwParameter, KwReturn, KwStruct, KwCast, KwFor, KwEndfor,
   KwDo, KwWhile, KwFloat, KwDouble, KwInt, KwInt16, KwInt8, KwUint16, KwInt64, KwMirror, KwClamped,

@@ -209,7 +209,14 @@ struct InputDecl {
   std::vector<std::unique_ptr<SizeExpr>> extent;
 };
 
+// `import "stdlib/gaussian3x3.idsl";` (LANGUAGE.md §7); path without the quotes.
+struct Import {
+  SourceLoc loc;
+  std::string path;
+};
+
 struct Program {
+  std::vector<Import> imports;  // as written; parse/Modules.h merges what they define
   std::vector<StructDef> structs;
   std::vector<StencilDef> stencils;
   std::vector<VectorFnDef> vectorFns;

@@ -22,6 +22,7 @@ std::string shortest(double v) {
 class Printer {
  public:
   std::string run(const Program& p) {
+    for (const auto& i : p.imports) line(0, "import \"" + i.path + "\"" + at(i.loc));
     for (const auto& s : p.structs) {
       line(0, "struct " + s.name + (s.builtinCuda ? " builtin" : ""));
       for (const auto& f : s.fields) line(1, std::string(scalarName(f.type)) + " " + f.name);

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "parse/Recovery.h"
+
 namespace formac {
 namespace {
 
@@ -29,47 +31,79 @@ ScalarKind basicType(Tok t) {
 
 class Parser {
  public:
-  explicit Parser(const std::vector<Token>& toks) : toks_(toks) {}
+  Parser(const std::vector<Token>& toks, ParseAs as) : toks_(toks), as_(as) {}
 
-  // program := (struct_def | stencil_def | vector_def | declaration | statement)*
+  // program := (import | struct_def | stencil_def | vector_def | declaration | statement)*
   //            'return' vexpr (',' vexpr)* ';'
+  // module  := the same with the 'return' part optional
   Program program() {
     Program p;
-    for (;;) {
-      const Token& t = cur();
-      switch (t.kind) {
-        case Tok::KwStruct: p.structs.push_back(structDef()); break;
-        case Tok::KwStencil: p.stencils.push_back(stencilDef()); break;
-        case Tok::KwVector:
-          if (peek(1).kind == Tok::Hash) p.inputs.push_back(imageDecl());
-          else p.vectorFns.push_back(vectorDef());
-          break;
-        case Tok::KwParameter: paramDecls(p.params); break;
-        case Tok::KwReturn: {
-          p.returnLoc = t.loc;
-          next();
-          p.results.push_back(vexpr());
-          while (accept(Tok::Comma)) p.results.push_back(vexpr());
-          expect(Tok::Semi, "after the returned image");
-          if (cur().kind != Tok::End)
-            fail("expected end of file after the final 'return'");
-          return p;
-        }
-        case Tok::End: fail("expected 'return' at the end of the program");
-        default:
-          if (isBasicType(t.kind)) {
-            p.inputs.push_back(scalarDecl());
-          } else if (t.kind == Tok::Ident || t.kind == Tok::KwFor || t.kind == Tok::KwDo) {
-            p.stmts.push_back(statement());
-          } else {
-            fail(std::string("expected a definition, declaration or statement, found ") +
-                 describe(t));
-          }
+    while (!finished_) {
+      size_t start = pos_;
+      try {
+        item(p);
+      } catch (const UserError& e) {
+        errors_.add(e);
+        if (finished_) break;  // an error in the final 'return': nothing follows
+        pos_ = nextItemAfterError(toks_, start, pos_);
+        finished_ = cur().kind == Tok::End;  // no "expected 'return'" after an error
       }
     }
+    errors_.throwIfAny();
+    return p;
   }
 
  private:
+  // One definition, declaration or statement, or the final return.
+  void item(Program& p) {
+    const Token& t = cur();
+    switch (t.kind) {
+      case Tok::KwStruct: p.structs.push_back(structDef()); break;
+      case Tok::KwStencil: p.stencils.push_back(stencilDef()); break;
+      case Tok::KwVector:
+        if (peek(1).kind == Tok::Hash) p.inputs.push_back(imageDecl());
+        else p.vectorFns.push_back(vectorDef());
+        break;
+      case Tok::KwParameter: paramDecls(p.params); break;
+      case Tok::KwReturn: {
+        finished_ = true;
+        p.returnLoc = t.loc;
+        next();
+        p.results.push_back(vexpr());
+        while (accept(Tok::Comma)) p.results.push_back(vexpr());
+        expect(Tok::Semi, "after the returned image");
+        if (cur().kind != Tok::End) fail("expected end of file after the final 'return'");
+        break;
+      }
+      case Tok::End:
+        finished_ = true;
+        if (as_ == ParseAs::Program) fail("expected 'return' at the end of the program");
+        break;
+      default:
+        if (t.kind == Tok::Ident && t.text == "import" && peek(1).kind == Tok::StringLit) {
+          p.imports.push_back(importDecl());
+        } else if (isBasicType(t.kind)) {
+          p.inputs.push_back(scalarDecl());
+        } else if (t.kind == Tok::Ident || t.kind == Tok::KwFor || t.kind == Tok::KwDo) {
+          p.stmts.push_back(statement());
+        } else {
+          fail(std::string("expected a definition, declaration or statement, found ") +
+               describe(t));
+        }
+    }
+  }
+
+  // import := 'import' STRING ';'   ('import' is a keyword only before a string)
+  Import importDecl() {
+    Import i;
+    i.loc = next().loc;
+    const Token& path = next();
+    i.path = path.text.substr(1, path.text.size() - 2);
+    if (i.path.empty()) userError(path.loc, "the import path is empty");
+    expect(Tok::Semi, "after the import");
+    return i;
+  }
+
   // ------------------------------------------------------------ token helpers
   const Token& cur() const { return toks_[pos_]; }
   const Token& peek(size_t k) const {
@@ -777,12 +811,17 @@ class Parser {
   }
 
   const std::vector<Token>& toks_;
+  ParseAs as_;
+  ErrorLog errors_;
+  bool finished_ = false;  // past the final 'return' (or the end of a module)
   size_t pos_ = 0;
   int depth_ = 0;
 };
 
 }  // namespace
 
-ast::Program parse(const std::vector<Token>& tokens) { return Parser(tokens).program(); }
+ast::Program parse(const std::vector<Token>& tokens, ParseAs as) {
+  return Parser(tokens, as).program();
+}
 
 }  // namespace formac

@@ -179,7 +179,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
                                     std::vector<std::string>* whyMaterialised) {
   std::vector<ir::Edge> edges = ir::collectEdges(p);
   std::vector<std::string> why(p.stages.size());
-  auto name = [&](int id) { return ir::displayName(p.stages[static_cast<size_t>(id)]); };
+  auto name = [&](int id) { return ir::displayName(p, id); };
   // The first reason a candidate was turned away, by the group nearest its consumers.
   auto turnAway = [&](int id, const std::string& reason) {
     if (why[static_cast<size_t>(id)].empty()) why[static_cast<size_t>(id)] = reason;

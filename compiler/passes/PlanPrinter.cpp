@@ -38,9 +38,8 @@ class PlanText {
     std::string extent;
     for (size_t d = 0; d < s.extent.size(); ++d)
       extent += (d ? ", " : "") + ir::printSize(s.extent[d], params_);
-    std::string shown = ir::displayName(s);
-    bool named = shown != s.origin;
-    std::string t = shown + " [" + extent + "] " + s.type.name();
+    bool named = !s.userName.empty();
+    std::string t = ir::displayName(l_.pipeline, id) + " [" + extent + "] " + s.type.name();
     std::string where = named ? s.origin : "";
     if (s.loc.valid()) where += (where.empty() ? "" : ", ") + ("line " + std::to_string(s.loc.line));
     return where.empty() ? t : t + " (" + where + ")";

@@ -168,7 +168,7 @@ Binding bind(const ir::Pipeline& p, const std::vector<GivenImage>& images,
   for (const auto& s : p.stages)
     for (long long n : stageExtent(p, s.id, b.params))
       if (n < 0)
-        throw UserError("image '" + s.name + "' would be " + extentText(p, s.id, b.params) +
+        throw UserError("image " + ir::describeStage(p, s.id) + " would be " + extentText(p, s.id, b.params) +
                         ": a negative size for these parameter values");
 
   for (const auto& s : p.scalars) {

@@ -12,6 +12,7 @@ namespace formac {
 
 struct CompiledPipeline::State {
   std::shared_ptr<SourceFile> source;
+  SourceFiles imported;  // the program's imports: the pipeline's locations point into them
   std::shared_ptr<const ir::Pipeline> pipeline;
   std::string name;
   Backend backend = Backend::Eval;
@@ -64,7 +65,9 @@ CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o)
   Warnings warnings;
   s->name = entryPointName(o.sourcePath, o.name, warnings);
   s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
-  ir::Pipeline pipeline = checkedPipeline(*s->source, s->name, warnings);
+  std::vector<std::string> importPath = o.importPath;
+  for (auto& dir : defaultImportPath()) importPath.push_back(dir);
+  ir::Pipeline pipeline = checkedPipeline(*s->source, s->name, warnings, s->imported, importPath);
   s->warnings = warnings.rendered();
   s->pipeline = std::make_shared<const ir::Pipeline>(std::move(pipeline));
 
@@ -97,7 +100,7 @@ std::vector<ImageInfo> CompiledPipeline::inputImages() const {
   std::vector<ImageInfo> out;
   for (int id : run::imageInputs(*s_->pipeline)) {
     const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
-    out.push_back({st.name, st.type, st.rank()});
+    out.push_back({ir::userText(*s_->pipeline, id), st.type, st.rank()});
   }
   return out;
 }
@@ -106,7 +109,7 @@ std::vector<ImageInfo> CompiledPipeline::outputImages() const {
   std::vector<ImageInfo> out;
   for (int id : s_->pipeline->outputs) {
     const ir::Stage& st = s_->pipeline->stages[static_cast<size_t>(id)];
-    out.push_back({st.name, st.type, st.rank()});
+    out.push_back({ir::userText(*s_->pipeline, id), st.type, st.rank()});
   }
   return out;
 }

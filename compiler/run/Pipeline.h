@@ -37,6 +37,10 @@ Backend defaultBackend();
 struct CompileOptions {
   Backend backend = Backend::Default;
   std::string sourcePath;  // where the text came from: diagnostics name it; "<memory>" when empty
+  // Where `import "P";` looks after the program's own directory (sourcePath's;
+  // the current directory when there is none) and before $FORMAC_IMPORT_PATH
+  // and formac's stdlib (parse/Modules.h).
+  std::vector<std::string> importPath;
   std::string name;        // the entry point's name; default: sourcePath's stem, else "pipeline"
   bool fuse = true;        // as formac's --no-fuse when false
   bool useCache = true;    // the on-disk cache of compiled code (jit, cuda)
@@ -52,7 +56,7 @@ struct ImageRef {
 using Values = std::map<std::string, double>;
 
 struct ImageInfo {
-  std::string name;
+  std::string name;  // as the program writes it: "out", "g<4>", or an unnamed result's expression
   Type type;
   int rank = 0;
 };

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "sema/ExprBuilder.h"
+#include "sema/Lints.h"
 #include "sema/Sema.h"
 #include "sema/StencilBody.h"
+#include "support/Suggest.h"
 
 namespace formac {
 namespace {
@@ -52,99 +54,155 @@ class PipelineBuilder {
 
   ir::Pipeline run(const std::string& name) {
     p_.name = name;
-    declareStructs();
-    declareFunctions();
-    declareParams();
+    for (const auto& s : prog_.structs)
+      if (!recovering([&] { declareStruct(s); })) failedNames_.insert(s.name);
+    for (const auto& s : prog_.stencils)
+      if (!recovering([&] { declareStencil(s); })) failedNames_.insert(s.name);
+    for (const auto& f : prog_.vectorFns)
+      if (!recovering([&] { declareVectorFn(f); })) failedNames_.insert(f.name);
+    for (const auto& prm : prog_.params) recovering([&] { declareParam(prm); });
     Scope global;
-    declareInputs(global);
-    for (const auto& s : prog_.stmts) statement(*s, global);
+    for (const auto& in : prog_.inputs)
+      if (!recovering([&] { declareInput(in, global); })) failedNames_.insert(in.name);
+    for (const auto& s : prog_.stmts)
+      if (!recovering([&] { statement(*s, global); })) abandon(*s, global);
     if (prog_.results.empty()) userError(prog_.returnLoc, "'return' needs an image");
     for (const auto& r : prog_.results) {
-      Value v = located(r->loc, [&] { return vexpr(*r, global); });
-      if (v.kind != Value::Image)
-        userError(r->loc, "the program must return an image, not a scalar");
-      p_.outputs.push_back(v.stage);
+      recovering([&] {
+        Value v = located(r->loc, [&] { return vexpr(*r, global); });
+        if (v.kind != Value::Image)
+          userError(r->loc, "the program must return an image, not a scalar");
+        p_.outputs.push_back(v.stage);
+        auto border = zeroBorders_.find(v.stage);
+        if (border != zeroBorders_.end())
+          warnings_.add(r->loc, sema::zeroBorderMessage(p_, v.stage, border->second));
+      });
     }
+    errors_.throwIfAny();
     warnUnused(global);
     return std::move(p_);
   }
 
  private:
+  // ------------------------------------------------------------ recovery
+  // Thrown where a statement needs a name whose definition failed: that
+  // error is reported already, and this statement is abandoned silently.
+  struct Cascade {};
+
+  // Runs one definition, declaration or statement; a user error is recorded
+  // (ErrorLog throws them all at its limit) and the unit abandoned, so that
+  // the next one is checked too. Returns whether it succeeded.
+  template <class Unit>
+  bool recovering(Unit&& unit) {
+    try {
+      unit();
+      return true;
+    } catch (const Cascade&) {
+      return false;
+    } catch (const UserError& e) {
+      errors_.add(e);
+      return false;
+    }
+  }
+
+  // After a failed statement: its images (every index of g<i>) are not
+  // reported unknown later, and the loops and calls it was in are left.
+  void abandon(const ast::Stmt& s, Scope& global) {
+    global.iterators.clear();
+    inlining_.clear();
+    std::function<void(const ast::Stmt&)> poison = [&](const ast::Stmt& st) {
+      if (!st.target.empty()) failedNames_.insert(st.target);
+      for (const auto& b : st.body) poison(*b);
+    };
+    poison(s);
+  }
+
+  [[noreturn]] void unknown(const std::string& name, const SourceLoc& loc, const std::string& message) {
+    if (failedNames_.count(name)) throw Cascade{};
+    userError(loc, message);
+  }
+
   // ------------------------------------------------------------ declarations
-  void declareStructs() {
-    for (const auto& s : prog_.structs) {
-      if (structs_.count(s.name))
-        userError(s.loc, "struct '" + s.name + "' is already defined" +
-                             lineOf(prog_.structs, s.name));
-      // Struct and field names become C names in the generated code.
-      if (isCKeyword(s.name))
-        userError(s.loc, "'" + s.name + "' is a C keyword and cannot name a struct");
-      for (const auto& f : s.fields)
-        if (isCKeyword(f.name))
-          userError(s.loc, "'" + f.name + "' is a C keyword and cannot name a field of struct '" +
-                               s.name + "'");
-      auto st = std::make_shared<StructType>();
-      st->name = s.name;
-      st->builtinCuda = s.builtinCuda;
-      if (s.builtinCuda) {
-        // CUDA's vector types: float4 / int2 ... fields x, y, z, w.
-        static const std::map<std::string, ScalarKind> bases = {
-            {"float", ScalarKind::Float}, {"double", ScalarKind::Double},
-            {"int", ScalarKind::Int}, {"short", ScalarKind::Int16}, {"uchar", ScalarKind::Int8},
-            {"ushort", ScalarKind::Uint16}};
-        bool ok = false;
-        for (const auto& [base, kind] : bases) {
-          if (s.name.size() == base.size() + 1 && s.name.compare(0, base.size(), base) == 0) {
-            int n = s.name.back() - '0';
-            if (n >= 1 && n <= 4) {
-              const char* names[] = {"x", "y", "z", "w"};
-              for (int i = 0; i < n; ++i) st->fields.push_back({names[i], kind});
-              ok = true;
-            }
+  void declareStruct(const ast::StructDef& s) {
+    if (structs_.count(s.name))
+      userError(s.loc, "struct '" + s.name + "' is already defined" +
+                           lineOf(prog_.structs, s.name));
+    // Struct and field names become C names in the generated code.
+    if (isCKeyword(s.name))
+      userError(s.loc, "'" + s.name + "' is a C keyword and cannot name a struct");
+    for (const auto& f : s.fields)
+      if (isCKeyword(f.name))
+        userError(s.loc, "'" + f.name + "' is a C keyword and cannot name a field of struct '" +
+                             s.name + "'");
+    auto st = std::make_shared<StructType>();
+    st->name = s.name;
+    st->builtinCuda = s.builtinCuda;
+    if (s.builtinCuda) {
+      // CUDA's vector types: float4 / int2 ... fields x, y, z, w.
+      static const std::map<std::string, ScalarKind> bases = {
+          {"float", ScalarKind::Float}, {"double", ScalarKind::Double},
+          {"int", ScalarKind::Int}, {"short", ScalarKind::Int16}, {"uchar", ScalarKind::Int8},
+          {"ushort", ScalarKind::Uint16}};
+      bool ok = false;
+      for (const auto& [base, kind] : bases) {
+        if (s.name.size() == base.size() + 1 && s.name.compare(0, base.size(), base) == 0) {
+          int n = s.name.back() - '0';
+          if (n >= 1 && n <= 4) {
+            const char* names[] = {"x", "y", "z", "w"};
+            for (int i = 0; i < n; ++i) st->fields.push_back({names[i], kind});
+            ok = true;
           }
         }
-        if (!ok)
-          userError(s.loc, "'struct " + s.name + ";' must name a CUDA vector type such as "
-                           "float4, int2 or uchar4");
-      } else {
-        std::set<std::string> seen;
-        for (const auto& f : s.fields)
-          if (!seen.insert(f.name).second)
-            userError(s.loc, "struct '" + s.name + "' has two fields named '" + f.name + "'");
-        st->fields = s.fields;
       }
-      structs_[s.name] = st.get();
-      p_.structs.push_back(st);
+      if (!ok)
+        userError(s.loc, "'struct " + s.name + ";' must name a CUDA vector type such as "
+                         "float4, int2 or uchar4");
+    } else {
+      std::set<std::string> seen;
+      for (const auto& f : s.fields)
+        if (!seen.insert(f.name).second)
+          userError(s.loc, "struct '" + s.name + "' has two fields named '" + f.name + "'");
+      st->fields = s.fields;
     }
+    structs_[s.name] = st.get();
+    p_.structs.push_back(st);
   }
 
   Type resolveType(const ast::TypeName& t) {
     if (t.basic) return Type::of(*t.basic);
     auto it = structs_.find(t.structName);
-    if (it == structs_.end()) userError(t.loc, "unknown type '" + t.structName + "'");
+    if (it == structs_.end())
+      unknown(t.structName, t.loc,
+              "unknown type '" + t.structName + "'" + didYouMean(t.structName, keys(structs_)));
     return Type::ofStruct(it->second);
   }
 
-  void declareFunctions() {
-    for (const auto& s : prog_.stencils) {
-      if (stencils_.count(s.name) || vectorFns_.count(s.name))
-        userError(s.loc, "function '" + s.name + "' is already defined" +
-                             lineOf(prog_.stencils, s.name));
-      std::set<std::string> seen;
-      for (const auto& prm : s.params) {
-        if (!seen.insert(prm.name).second)
-          userError(prm.loc, "stencil '" + s.name + "' has two parameters named '" + prm.name + "'");
-        resolveType(prm.type);
-      }
-      stencils_[s.name] = &s;
+  void declareStencil(const ast::StencilDef& s) {
+    if (stencils_.count(s.name) || vectorFns_.count(s.name))
+      userError(s.loc, "function '" + s.name + "' is already defined" +
+                           lineOf(prog_.stencils, s.name));
+    std::set<std::string> seen;
+    for (const auto& prm : s.params) {
+      if (!seen.insert(prm.name).second)
+        userError(prm.loc, "stencil '" + s.name + "' has two parameters named '" + prm.name + "'");
+      resolveType(prm.type);
     }
-    for (const auto& f : prog_.vectorFns) {
-      if (stencils_.count(f.name) || vectorFns_.count(f.name))
-        userError(f.loc, "function '" + f.name + "' is already defined" +
-                             (stencils_.count(f.name) ? lineOf(prog_.stencils, f.name)
-                                                      : lineOf(prog_.vectorFns, f.name)));
-      vectorFns_[f.name] = &f;
-    }
+    stencils_[s.name] = &s;
+  }
+
+  void declareVectorFn(const ast::VectorFnDef& f) {
+    if (stencils_.count(f.name) || vectorFns_.count(f.name))
+      userError(f.loc, "function '" + f.name + "' is already defined" +
+                           (stencils_.count(f.name) ? lineOf(prog_.stencils, f.name)
+                                                    : lineOf(prog_.vectorFns, f.name)));
+    vectorFns_[f.name] = &f;
+  }
+
+  template <class Map>
+  static std::vector<std::string> keys(const Map& m) {
+    std::vector<std::string> out;
+    for (const auto& kv : m) out.push_back(kv.first);
+    return out;
   }
 
   // " (at line N)": where the first definition named `name` is.
@@ -155,15 +213,13 @@ class PipelineBuilder {
     return "";
   }
 
-  void declareParams() {
-    for (const auto& prm : prog_.params) {
-      if (paramIndex_.count(prm.name))
-        userError(prm.loc, "parameter '" + prm.name + "' is already declared" +
-                               lineOf(prog_.params, prm.name));
-      paramIndex_[prm.name] = static_cast<int>(p_.params.size());
-      p_.params.push_back(ir::Param{prm.name, prm.defaultValue.has_value(),
-                                    prm.defaultValue.value_or(0)});
-    }
+  void declareParam(const ast::ParamDecl& prm) {
+    if (paramIndex_.count(prm.name))
+      userError(prm.loc, "parameter '" + prm.name + "' is already declared" +
+                             lineOf(prog_.params, prm.name));
+    paramIndex_[prm.name] = static_cast<int>(p_.params.size());
+    p_.params.push_back(ir::Param{prm.name, prm.defaultValue.has_value(),
+                                  prm.defaultValue.value_or(0)});
   }
 
   Size size(const ast::SizeExpr& e) {
@@ -171,9 +227,11 @@ class PipelineBuilder {
       case ast::SizeExpr::Int: return ir::sizeConst(e.value);
       case ast::SizeExpr::Param: {
         auto it = paramIndex_.find(e.name);
-        if (it == paramIndex_.end())
-          userError(e.loc, "unknown parameter '" + e.name + "' (declare it with 'parameter " +
-                               e.name + ";')");
+        if (it == paramIndex_.end()) {
+          std::string hint = didYouMean(e.name, keys(paramIndex_));
+          userError(e.loc, "unknown parameter '" + e.name + "'" +
+                               (hint.empty() ? " (declare it with 'parameter " + e.name + ";')" : hint));
+        }
         return ir::sizeParam(it->second);
       }
       case ast::SizeExpr::Add:
@@ -190,60 +248,61 @@ class PipelineBuilder {
     throw InternalError("unhandled size kind");
   }
 
-  void declareInputs(Scope& global) {
-    for (const auto& in : prog_.inputs) {
-      if (global.names.count(in.name))
-        userError(in.loc, "'" + in.name + "' is already declared" +
-                              lineOf(prog_.inputs, in.name));
-      Value v;
-      v.defined = in.loc;
-      if (in.rank == 0) {
-        v.kind = Value::Scalar;
-        auto e = std::make_shared<ir::Expr>();
-        e->kind = ir::Expr::ScalarIn;
-        e->type = Type::of(*in.type.basic);
-        e->scalar = static_cast<int>(p_.scalars.size());
-        v.scalar = e;
-        p_.inputs.push_back({ir::EntryArg::Scalar, e->scalar});
-        p_.scalars.push_back({in.name, *in.type.basic});
-      } else {
-        if (static_cast<int>(in.extent.size()) != in.rank)
-          userError(in.loc, "'" + in.name + "' is declared vector#" + std::to_string(in.rank) +
-                                " but its extent has " + std::to_string(in.extent.size()) +
-                                (in.extent.size() == 1 ? " size" : " sizes"));
-        Stage s;
-        s.kind = Stage::Input;
-        s.name = in.name;
-        s.type = resolveType(in.type);
-        for (const auto& e : in.extent)
-          s.extent.push_back(located(e->loc, [&] { return size(*e); }));
-        s.loc = in.loc;
-        s.origin = "input";
-        v.stage = addStage(std::move(s));
-        p_.inputs.push_back({ir::EntryArg::Image, v.stage});
-      }
-      global.names[in.name] = v;
+  void declareInput(const ast::InputDecl& in, Scope& global) {
+    if (global.names.count(in.name))
+      userError(in.loc, "'" + in.name + "' is already declared" +
+                            lineOf(prog_.inputs, in.name));
+    Value v;
+    v.defined = in.loc;
+    if (in.rank == 0) {
+      v.kind = Value::Scalar;
+      auto e = std::make_shared<ir::Expr>();
+      e->kind = ir::Expr::ScalarIn;
+      e->type = Type::of(*in.type.basic);
+      e->scalar = static_cast<int>(p_.scalars.size());
+      v.scalar = e;
+      p_.inputs.push_back({ir::EntryArg::Scalar, e->scalar});
+      p_.scalars.push_back({in.name, *in.type.basic});
+    } else {
+      if (static_cast<int>(in.extent.size()) != in.rank)
+        userError(in.loc, "'" + in.name + "' is declared vector#" + std::to_string(in.rank) +
+                              " but its extent has " + std::to_string(in.extent.size()) +
+                              (in.extent.size() == 1 ? " size" : " sizes"));
+      Stage s;
+      s.kind = Stage::Input;
+      s.name = in.name;
+      s.type = resolveType(in.type);
+      for (const auto& e : in.extent)
+        s.extent.push_back(located(e->loc, [&] { return size(*e); }));
+      s.loc = in.loc;
+      s.origin = "input";
+      s.userName = in.name;
+      v.stage = addStage(std::move(s));
+      p_.inputs.push_back({ir::EntryArg::Image, v.stage});
     }
+    global.names[in.name] = v;
   }
 
   int addStage(Stage s) {
     if (p_.stages.size() >= kMaxStages)
       userError(s.loc, "the program defines more than " + std::to_string(kMaxStages) +
                            " images; formac does not compile pipelines that large");
-    // An extent that is negative whatever the parameters (a sub-domain
-    // beyond a fixed-size image) has no image to hold.
-    for (size_t d = 0; d < s.extent.size(); ++d) {
-      long long n;
-      if (ir::isConst(s.extent[d], &n) && n < 0)
-        userError(s.loc, "the extent of '" + (s.name.rfind("_t", 0) == 0 ? s.origin : s.name) +
-                             "' along dimension " + std::to_string(d + 1) + " is negative (" +
-                             std::to_string(n) + ")");
-    }
     s.id = static_cast<int>(p_.stages.size());
     p_.stages.push_back(std::move(s));
-    return p_.stages.back().id;
+    const Stage& added = p_.stages.back();
+    // An extent that is negative whatever the parameters (a sub-domain
+    // beyond a fixed-size image) has no image to hold.
+    for (size_t d = 0; d < added.extent.size(); ++d) {
+      long long n;
+      if (ir::isConst(added.extent[d], &n) && n < 0)
+        userError(added.loc, "the extent of " + shown(added.id) + " along dimension " +
+                                 std::to_string(d + 1) + " is negative (" + std::to_string(n) + ")");
+    }
+    return added.id;
   }
   const Stage& stage(int id) const { return p_.stages[static_cast<size_t>(id)]; }
+  // How messages name a stage: never by a generated name (ir::describeStage).
+  std::string shown(int id) const { return ir::describeStage(p_, id); }
 
   // ------------------------------------------------------------ statements
   std::string indexedKey(const std::string& name, const ast::IndexedName& idx, const Scope& sc,
@@ -270,7 +329,10 @@ class PipelineBuilder {
     sc.names[key] = v;
     if (v.kind == Value::Image) {
       Stage& s = p_.stages[static_cast<size_t>(v.stage)];
-      if (s.kind == Stage::Computed && s.name.rfind("_t", 0) == 0) s.name = sanitize(sc.prefix + key);
+      if (s.kind == Stage::Computed && s.name.rfind("_t", 0) == 0) {
+        s.name = sanitize(sc.prefix + key);
+        s.userName = key;
+      }
     }
   }
 
@@ -329,7 +391,7 @@ class PipelineBuilder {
   int placeSubDomain(const ast::Stmt& s, int src) {
     const Stage& e = stage(src);
     if (static_cast<int>(s.domain.axes.size()) < e.rank())
-      userError(s.domain.loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) +
+      userError(s.domain.loc, shown(src) + " has rank " + std::to_string(e.rank()) +
                                   " but the placement gives only " +
                                   std::to_string(s.domain.axes.size()) +
                                   (s.domain.axes.size() == 1 ? " axis" : " axes"));
@@ -418,7 +480,7 @@ class PipelineBuilder {
 
   void checkAxes(size_t given, const Stage& e, const SourceLoc& loc) {
     if (static_cast<int>(given) != e.rank())
-      userError(loc, "'" + e.name + "' has rank " + std::to_string(e.rank()) + " but " +
+      userError(loc, shown(e.id) + " has rank " + std::to_string(e.rank()) + " but " +
                          std::to_string(given) + (given == 1 ? " axis is given" : " axes are given"));
   }
 
@@ -464,7 +526,7 @@ class PipelineBuilder {
         if (it == sc.names.end()) {
           if (stencils_.count(e.name) || vectorFns_.count(e.name))
             userError(e.loc, "'" + e.name + "' is a function; call it with '" + e.name + "(...)'");
-          userError(e.loc, "unknown image '" + key + "'");
+          unknown(e.name, e.loc, "unknown image '" + key + "'" + didYouMean(key, keys(sc.names)));
         }
         if (it->second.kind == Value::Image) used_.insert(it->second.stage);
         return it->second;
@@ -496,7 +558,9 @@ class PipelineBuilder {
       usedFns_.insert(e.name);
       return inlineVectorFn(*vf->second, e, sc);
     }
-    userError(e.loc, "unknown function '" + e.name + "'");
+    std::vector<std::string> fns = keys(stencils_);
+    for (const auto& [name, def] : vectorFns_) fns.push_back(name);
+    unknown(e.name, e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, fns));
   }
 
   // A literal argument for a scalar parameter of type `k`: converted, and an
@@ -530,6 +594,7 @@ class PipelineBuilder {
                               " argument" + (def.params.size() == 1 ? "" : "s") + ", " +
                               std::to_string(call.args.size()) + " given");
     std::map<std::string, sema::StencilBinding> bindings;
+    std::vector<ScalarKind> argTypes;  // of the data it computes on, for the double-literal warning
     int firstImage = -1;
     std::string argList;
     for (size_t i = 0; i < def.params.size(); ++i) {
@@ -549,6 +614,7 @@ class PipelineBuilder {
           b.scalar = sema::convert(v.scalar, declared);
         }
         argText = "scalar";
+        if (!declared.isStruct()) argTypes.push_back(declared.scalar);
       } else {
         if (arg.literal)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
@@ -561,19 +627,20 @@ class PipelineBuilder {
         const Stage& img = stage(v.stage);
         if (img.rank() != prm.rank)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
-                                 std::to_string(prm.rank) + " but '" + img.name + "' is vector#" +
+                                 std::to_string(prm.rank) + " but " + shown(v.stage) + " is vector#" +
                                  std::to_string(img.rank()));
         if (img.type.isStruct() != declared.isStruct() ||
             (img.type.isStruct() && img.type != declared))
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' has type '" +
-                                 declared.name() + "' but '" + img.name + "' has type '" +
+                                 declared.name() + "' but " + shown(v.stage) + " has type '" +
                                  img.type.name() + "'");
         if (!img.type.isStruct() && img.type != declared)
-          warnings_.add(arg.loc, "'" + img.name + "' holds " + img.type.name() + " but parameter '" +
+          warnings_.add(arg.loc, shown(v.stage) + " holds " + img.type.name() + " but parameter '" +
                                      prm.name + "' of '" + def.name + "' is declared " +
                                      declared.name() + "; the stencil reads " + img.type.name() +
                                      " values, as Forma does");
         if (firstImage < 0) firstImage = v.stage;
+        if (!img.type.isStruct()) argTypes.push_back(img.type.scalar);
         b.isImage = true;
         b.stage = v.stage;
         b.rank = prm.rank;
@@ -623,6 +690,7 @@ class PipelineBuilder {
     // The valid box (Forma's rule): each argument without a boundary mode
     // shrinks it by -floor(min(0,lo)/s) below and ceil(max(0,hi)/s) above.
     std::vector<long long> shrinkLo(extent.size(), 0), shrinkHi(extent.size(), 0);
+    sema::ZeroBorder border{0, def.name, -1, call.loc};
     for (const auto& [name, use] : lowered.uses) {
       const sema::StencilBinding& b = bindings.at(name);
       if (!use.readAtOffsets || b.boundary.mode != ast::BoundaryMode::None) continue;
@@ -631,10 +699,16 @@ class PipelineBuilder {
         long long neg = std::min(0, use.minOffset[d]), pos = std::max(0, use.maxOffset[d]);
         shrinkLo[d] = std::max(shrinkLo[d], -ir::floorDiv(neg, s));
         shrinkHi[d] = std::max(shrinkHi[d], ceilDiv(pos, s));
+        if (std::max(shrinkLo[d], shrinkHi[d]) > border.width) {
+          border.width = std::max(shrinkLo[d], shrinkHi[d]);
+          border.image = b.stage;
+        }
       }
     }
     ir::Body body = std::move(lowered.body);
     Type resultType = sema::formaType(body.result);
+    if (!doubleWarned_.count(&def) && sema::warnDoubleLiteral(def, argTypes, resultType, warnings_))
+      doubleWarned_.insert(&def);
     body.result = resultType.isStruct() ? body.result : sema::convert(body.result, resultType);
     Stage out = newStage(resultType, extent, call.loc, def.name + "(" + argList + ")");
     ir::Piece piece = wholePiece(extent, call.loc);
@@ -644,7 +718,9 @@ class PipelineBuilder {
     }
     piece.body = std::move(body);
     out.pieces.push_back(std::move(piece));
-    return addStage(std::move(out));
+    int id = addStage(std::move(out));
+    if (border.width > 0) zeroBorders_[id] = border;
+    return id;
   }
 
   static long long ceilDiv(long long a, long long b) { return -ir::floorDiv(-a, b); }
@@ -658,8 +734,8 @@ class PipelineBuilder {
     for (size_t d = 0; same && d < ea.size(); ++d)
       same = ir::sameSize(ea[d], eb[d], static_cast<int>(p_.params.size()));
     if (!same)
-      userError(loc, "image '" + b.name + "' (parameter '" + pb + "') has extent " +
-                         extentText(eb) + " but '" + a.name + "' (parameter '" + pa + "') has " +
+      userError(loc, "image " + shown(b.id) + " (parameter '" + pb + "') has extent " +
+                         extentText(eb) + " but " + shown(a.id) + " (parameter '" + pa + "') has " +
                          extentText(ea) +
                          "; the images of one stencil call must have the same extent");
   }
@@ -672,8 +748,8 @@ class PipelineBuilder {
       same = ir::sameSize(a.extent[static_cast<size_t>(d)], b.extent[static_cast<size_t>(d)],
                           static_cast<int>(p_.params.size()));
     if (!same)
-      userError(loc, "image '" + b.name + "' has extent " + extentText(b) + " but '" + a.name +
-                         "' has " + extentText(a));
+      userError(loc, "image " + shown(b.id) + " has extent " + extentText(b) + " but " + shown(a.id) +
+                         " has " + extentText(a));
   }
 
   std::string extentText(const Stage& s) const { return extentText(s.extent); }
@@ -739,14 +815,15 @@ class PipelineBuilder {
 
   Value makeStructImage(const ast::VExpr& e, Scope& sc) {
     auto it = structs_.find(e.name);
-    if (it == structs_.end()) userError(e.loc, "unknown struct '" + e.name + "'");
+    if (it == structs_.end())
+      unknown(e.name, e.loc, "unknown struct '" + e.name + "'" + didYouMean(e.name, keys(structs_)));
     std::vector<ir::ExprPtr> fields;
     int first = -1;
     for (const auto& a : e.args) {
       int img = imageOf(*a.value, sc);
       if (stage(img).type.isStruct())
-        userError(a.loc, "a struct image is built from images of numbers, but '" +
-                             stage(img).name + "' holds '" + stage(img).type.name() + "'");
+        userError(a.loc, "a struct image is built from images of numbers, but " + shown(img) +
+                             " holds '" + stage(img).type.name() + "'");
       if (first < 0) first = img;
       else checkSameExtent(stage(first), stage(img), a.loc);
       fields.push_back(plainRead(img, zeroAxes(stage(img).rank()), {}));
@@ -913,11 +990,14 @@ class PipelineBuilder {
   }
 
   // ------------------------------------------------------------ warnings
+  // Imported definitions (from another file than the program's) may go unused.
   void warnUnused(const Scope& global) {
+    const SourceFile* main = prog_.returnLoc.file;
     for (const auto& s : prog_.stencils)
-      if (!usedFns_.count(s.name)) warnings_.add(s.loc, "stencil '" + s.name + "' is never used");
+      if (!usedFns_.count(s.name) && s.loc.file == main)
+        warnings_.add(s.loc, "stencil '" + s.name + "' is never used");
     for (const auto& f : prog_.vectorFns)
-      if (!usedFns_.count(f.name))
+      if (!usedFns_.count(f.name) && f.loc.file == main)
         warnings_.add(f.loc, "vector function '" + f.name + "' is never used");
     std::set<int> outputs(p_.outputs.begin(), p_.outputs.end());
     for (const auto& [name, v] : global.names) {
@@ -931,6 +1011,10 @@ class PipelineBuilder {
 
   const ast::Program& prog_;
   Warnings& warnings_;
+  ErrorLog errors_;
+  std::set<std::string> failedNames_;  // definitions and images whose definition failed
+  std::map<int, sema::ZeroBorder> zeroBorders_;       // stencil stages computed inside a border
+  std::set<const ast::StencilDef*> doubleWarned_;     // warned once per stencil
   ir::Pipeline p_;
   std::map<std::string, const StructType*> structs_;
   std::map<std::string, const ast::StencilDef*> stencils_;

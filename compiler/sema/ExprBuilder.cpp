@@ -1,6 +1,8 @@
 #include "sema/ExprBuilder.h"
 
 #include <cmath>
+#include "support/Suggest.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -174,7 +176,12 @@ ExprPtr field(ExprPtr a, const std::string& name, const SourceLoc& loc) {
     userError(loc, "field '" + name + "' of a value of type '" + a->type.name() +
                        "', which is not a struct");
   int idx = a->type.structType->fieldIndex(name);
-  if (idx < 0) userError(loc, "struct '" + a->type.name() + "' has no field '" + name + "'");
+  if (idx < 0) {
+    std::vector<std::string> fields;
+    for (const auto& f : a->type.structType->fields) fields.push_back(f.name);
+    userError(loc, "struct '" + a->type.name() + "' has no field '" + name + "'" +
+                       didYouMean(name, fields));
+  }
   const StructType* st = a->type.structType;
   // A field of an image read is read directly.
   if (a->kind == Expr::ImageRead && a->field < 0) {
@@ -236,7 +243,12 @@ ExprPtr call(const std::string& name, std::vector<ExprPtr> args, const SourceLoc
     return e;
   }
   auto it = fns.find(name);
-  if (it == fns.end()) userError(loc, "unknown function '" + name + "'");
+  if (it == fns.end()) {
+    std::vector<std::string> known;
+    for (const auto& kv : fns) known.push_back(kv.first);
+    for (const auto& kv : floatSpellings) known.push_back(kv.first);
+    userError(loc, "unknown function '" + name + "'" + didYouMean(name, known));
+  }
   const Info& info = it->second;
   if (static_cast<int>(args.size()) != info.arity)
     userError(loc, "'" + name + "' takes " + std::to_string(info.arity) + " argument" +

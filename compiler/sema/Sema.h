@@ -4,8 +4,9 @@
 // parameters, struct fields), types every expression by C's rules, computes
 // extents as Sizes of the parameters, inlines stencil bodies and vector
 // functions, unrolls `for` loops with indexed names, and checks single
-// assignment and equal extents. Throws UserError at the first error; adds
-// warnings for legal but suspicious code.
+// assignment and equal extents. Checks each definition, declaration and
+// statement on its own and throws all the errors together (UserError::combined);
+// adds warnings for legal but suspicious code.
 #pragma once
 
 #include <string>

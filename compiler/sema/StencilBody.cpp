@@ -1,6 +1,7 @@
 #include "sema/StencilBody.h"
 
 #include "sema/ExprBuilder.h"
+#include "support/Suggest.h"
 
 #include <algorithm>
 
@@ -41,13 +42,22 @@ class BodyLowering {
   }
 
  private:
+  // The parameters and the locals assigned so far.
+  std::vector<std::string> namesInScope() const {
+    std::vector<std::string> out;
+    for (const auto& kv : bindings_) out.push_back(kv.first);
+    for (const auto& kv : locals_) out.push_back(kv.first);
+    return out;
+  }
+
   const StencilBinding& image(const ast::Expr& e) {
     auto it = bindings_.find(e.name);
     if (it == bindings_.end()) {
       if (locals_.count(e.name))
         userError(e.loc, "'" + e.name + "' is a local value, not an image: it cannot be read "
                          "at an offset");
-      userError(e.loc, "unknown image '" + e.name + "' in stencil '" + def_.name + "'");
+      userError(e.loc, "unknown image '" + e.name + "' in stencil '" + def_.name + "'" +
+                           didYouMean(e.name, namesInScope()));
     }
     if (!it->second.isImage)
       userError(e.loc, "'" + e.name + "' is a scalar parameter, not an image");
@@ -101,7 +111,8 @@ class BodyLowering {
         }
         auto it = bindings_.find(e.name);
         if (it == bindings_.end())
-          userError(e.loc, "unknown name '" + e.name + "' in stencil '" + def_.name + "'");
+          userError(e.loc, "unknown name '" + e.name + "' in stencil '" + def_.name + "'" +
+                               didYouMean(e.name, namesInScope()));
         if (!it->second.isImage) return it->second.scalar;
         return read(e.name, it->second,
                     std::vector<ir::ReadAxis>(static_cast<size_t>(it->second.rank)), e.loc);

@@ -5,7 +5,8 @@
 namespace formac {
 
 std::string SourceFile::lineText(int line) const {
-  size_t pos = 0;
+  // Columns count from after a UTF-8 byte-order mark (the lexer skips it).
+  size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   for (int l = 1; l < line && pos != std::string::npos; ++l) {
     pos = text.find('\n', pos);
     if (pos != std::string::npos) ++pos;
@@ -38,6 +39,30 @@ UserError::UserError(const SourceLoc& loc, const std::string& message)
 
 UserError::UserError(const std::string& message)
     : std::runtime_error(formatDiagnostic(SourceLoc{}, "error", message)), message_(message) {}
+
+UserError::UserError(const std::string& rendered, const SourceLoc& loc, const std::string& message)
+    : std::runtime_error(rendered), loc_(loc), message_(message) {}
+
+UserError UserError::combined(const std::vector<UserError>& errors, bool truncated) {
+  FORMAC_INTERNAL_CHECK(!errors.empty(), "no errors to combine");
+  std::string text;
+  for (const auto& e : errors) text += e.what();
+  if (truncated)
+    text += formatDiagnostic(SourceLoc{}, "error", "too many errors; stopped after " +
+                                                       std::to_string(errors.size()));
+  return UserError(text, errors.front().loc(), errors.front().message());
+}
+
+void ErrorLog::add(const UserError& e) {
+  for (const auto& seen : errors_)
+    if (std::string(seen.what()) == e.what()) return;
+  errors_.push_back(e);
+  if (errors_.size() >= kLimit) throw UserError::combined(errors_, true);
+}
+
+void ErrorLog::throwIfAny() const {
+  if (!errors_.empty()) throw UserError::combined(errors_, false);
+}
 
 void Warnings::add(const SourceLoc& loc, const std::string& message) {
   rendered_.push_back(formatDiagnostic(loc, "warning", message));

@@ -41,10 +41,15 @@ class UserError : public std::runtime_error {
  public:
   UserError(const SourceLoc& loc, const std::string& message);
   explicit UserError(const std::string& message);  // no location (flags, files)
+  // Several errors reported together: what() renders them all in order and,
+  // when `truncated`, a last line saying that formac stopped there; loc() and
+  // message() are the first error's.
+  static UserError combined(const std::vector<UserError>& errors, bool truncated);
   const std::string& message() const { return message_; }
   SourceLoc loc() const { return loc_; }
 
  private:
+  UserError(const std::string& rendered, const SourceLoc& loc, const std::string& message);
   SourceLoc loc_;
   std::string message_;
 };
@@ -63,6 +68,22 @@ class Warnings {
 
  private:
   std::vector<std::string> rendered_;
+};
+
+// The errors of one phase (parse, sema), which recovers at statement and
+// definition boundaries so that a file's errors are reported together.
+class ErrorLog {
+ public:
+  static constexpr size_t kLimit = 20;
+  // Records `e` (a diagnostic identical to one recorded is dropped); at the
+  // kLimit-th error, throws them all.
+  void add(const UserError& e);
+  bool empty() const { return errors_.empty(); }
+  // Throws every recorded error as one UserError, if there is any.
+  void throwIfAny() const;
+
+ private:
+  std::vector<UserError> errors_;
 };
 
 [[noreturn]] void userError(const SourceLoc& loc, const std::string& message);

@@ -237,7 +237,7 @@ std::string prepareProgram(const ProgramCase& c, const std::string& kernel, Prep
   g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
   try {
     Warnings warnings;
-    g.pipeline = checkedPipeline(*g.source, kernel, warnings);
+    g.pipeline = checkedPipeline(*g.source, kernel, warnings, g.imported, defaultImportPath());
   } catch (const UserError& e) {
     return std::string("the front end rejects the program:\n") + e.what();
   } catch (const std::exception& e) {

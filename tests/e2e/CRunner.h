@@ -23,6 +23,7 @@
 #include "Harness.h"
 #include "eval/Evaluator.h"
 #include "ir/Pipeline.h"
+#include "parse/Modules.h"
 #include "support/Diagnostics.h"
 
 namespace formac::e2e {
@@ -73,6 +74,7 @@ struct PreparedRun {
 // the same ones.
 struct PreparedProgram {
   std::unique_ptr<SourceFile> source;  // the pipeline's locations point into it
+  SourceFiles imported;                // and into the files it imports
   ir::Pipeline pipeline;
   std::vector<PreparedRun> runs;  // the runs whose sizes give no negative extent
   int runsSkipped = 0;

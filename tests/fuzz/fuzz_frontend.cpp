@@ -22,20 +22,23 @@
 #include "frontend/EntryName.h"
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
-#include "lex/Lexer.h"
 #include "parse/AstPrinter.h"
-#include "parse/Parser.h"
+#include "parse/Modules.h"
 #include "passes/PlanPrinter.h"
 
 namespace {
 
 void compileOnce(const formac::SourceFile& src) {
   using namespace formac;
-  ast::Program program = parse(lex(src));
+  // Imports are looked up beside "fuzz.idsl" only (the working directory):
+  // whatever they name, reading one ends in a program or a UserError.
+  SourceFiles imported;
+  ast::Program program = parseProgram(src, imported, {});
   (void)ast::printProgram(program);
   Warnings warnings;
   (void)entryPointName(src.path, "", warnings);
-  ir::Pipeline pipeline = checkedPipeline(src, "fuzz", warnings);
+  SourceFiles importedAgain;  // checkedPipeline parses again, as the driver does
+  ir::Pipeline pipeline = checkedPipeline(src, "fuzz", warnings, importedAgain, {});
   (void)ir::printPipeline(pipeline);
   // What --dump-after=all, --emit=plan and --emit=dot print, then the code.
   auto dump = [](const passes::Pass&, const passes::LoweredPipeline& l) {

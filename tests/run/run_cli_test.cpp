@@ -613,6 +613,39 @@ TEST_F(RunCli, ErrorInTheProgram) {
   EXPECT_NE(r.output.find(scratch("broken.idsl") + ":3:"), std::string::npos) << r.output;
 }
 
+// `formac run` finds a program's imports beside the program, whatever the
+// working directory; an import's own error names its file.
+TEST_F(RunCli, ImportsBesideTheProgram) {
+  ASSERT_EQ(runCommand("mkdir -p " + quote(scratch("imports/lib"))).status, 0);
+  writeFile(scratch("imports/lib/half.idsl"), "stencil half(vector#2 float X) { return X * 0.5f; }\n");
+  writeFile(scratch("imports/prog.idsl"), "import \"lib/half.idsl\";\nparameter M, N;\n"
+                                          "vector#2 float a[M,N];\nreturn half(a);\n");
+  CommandResult r = runCommand("cd / && env -u FORMAC_CACHE_DIR XDG_CACHE_HOME=" + quote(scratch("xdg")) + " " +
+                               quote(FORMAC_EXE) + " run " + quote(scratch("imports/prog.idsl")) + " -i " +
+                               quote(kCamera) + " -o " + quote(scratch("half.pfm")) + " --backend=eval");
+  EXPECT_EQ(r.status, 0) << r.output;
+  writeFile(scratch("imports/lib/half.idsl"), "stencil half(vector#2 float X) { return X * ; }\n");
+  r = formacRun(quote(scratch("imports/prog.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("imports/lib/half.idsl:1:"), std::string::npos) << r.output;
+}
+
+// Outputs are named as the program writes them, never by a generated name
+// ('_t3', 'g_4' for g<4>).
+TEST_F(RunCli, MessagesNameOutputsAsWritten) {
+  writeFile(scratch("five.idsl"), "struct five { float a; float b; float c; float d; float e; }\n"
+                                  "stencil mk(vector#2 float X) { return struct five(X, X@[0,1], X, X, X); }\n"
+                                  "parameter M, N;\nvector#2 float in[M,N];\nreturn mk(in:mirror);\n");
+  expectError(quote(scratch("five.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")),
+              "formac run reads and writes images of numbers (gray) or of structs of 2 to 4 fields (gray and "
+              "alpha, RGB, RGBA); 'mk(in:mirror)' is five with 5 fields");
+  writeFile(scratch("empty.idsl"), "parameter M, N;\nvector#2 float in[M,N];\ng<0> = in;\nfor i = 1..4\n"
+                                   "  g<i> = g<i-1>[0..M-1, 1..];\nendfor\nreturn g<4>[0..M-1, 0..-1];\n");
+  expectError(quote(scratch("empty.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) +
+                  " --backend=eval",
+              "output 'g<4>[...]' is empty (0x512)");
+}
+
 TEST_F(RunCli, Help) {
   CommandResult r = formacRun("--help");
   EXPECT_EQ(r.status, 0);

@@ -27,6 +27,11 @@ TYPES = ['int8', 'int16', 'int', 'float', 'double']
 WIDE_TYPES = TYPES + ['uint16', 'int64']
 RANGES = {'int8': (0, 255), 'int16': (-32768, 32767), 'uint16': (0, 65535),
           'int': (-2**31, 2**31 - 1), 'int64': (-2**63, 2**63 - 1)}
+# stdlib files and what they define for a vector#2 float image (LANGUAGE.md §7 imports)
+STDLIB = [('gaussian3x3.idsl', 'gaussian3x3'), ('gaussian5x5.idsl', 'gaussian5x5'),
+          ('sobel_x.idsl', 'sobel_x'), ('sobel_y.idsl', 'sobel_y'), ('box3x3.idsl', 'box3x3'),
+          ('laplacian.idsl', 'laplacian'), ('dilate3x3.idsl', 'dilate3x3'),
+          ('erode3x3.idsl', 'erode3x3')]
 SAMPLES = [1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099]  # ir::sameSize's
 
 
@@ -163,6 +168,7 @@ class Gen:
         self.lines = []     # statements
         self.defs = []      # StencilDef
         self.vfns = []      # vector function texts
+        self.imports = []   # import lines
         self.structs = []   # struct definitions text
         self.pool = []      # named images
         self.scalars = []   # (name, type)
@@ -806,6 +812,24 @@ class Gen:
         self.pool.append(img)
         src.uses += 1
 
+    def st_import(self, r):
+        """`import "stdlib/F.idsl";` and a call of what F defines on a vector#2 float image."""
+        cands = [i for i in self.pool if i.rank == 2 and i.type == 'float' and i.struct is None]
+        if not cands:
+            return
+        src = r.choice(cands)
+        path, fn = r.choice(STDLIB)
+        line = 'import "stdlib/%s";' % path
+        if line not in self.imports:
+            self.imports.append(line)
+        name = 'imp%d' % len(self.lines)
+        while name in self.names_used:
+            name += '_'
+        self.names_used.add(name)
+        src.uses += 1
+        self.lines.append('%s = %s(%s);' % (name, fn, self.with_mode(src.text, r.choice(['', 'mirror', 'clamped', 'wrap']))))
+        self.add(Img(name, 'float', list(src.ext)), name)
+
     def st_vector_fn(self):
         # vector h(vector#r T V) { a = f(V:mode); return g(a, V); }
         src = self.choose_image()
@@ -920,6 +944,11 @@ class Gen:
                 self.st_for()
             else:
                 self.st_vector_fn()
+        # Now and then a stdlib stencil, imported. Its choices come from a stream of
+        # their own, so that the programs without one stay what they were.
+        imp = random.Random('%s:import' % self.seed)
+        if not self.chains and imp.random() < 0.12:
+            self.st_import(imp)
         # results: the sinks first
         computed = [i for i in self.pool if i not in self.inputs]
         sinks = [i for i in computed if i.uses == 0] or computed
@@ -934,6 +963,7 @@ class Gen:
             text, _ = self.crop(outs[0])
             ret = text
         text = ['// progfuzz seed=%s sizes=%s' % (self.seed, ','.join('x'.join(map(str, p)) for p in self.runs))]
+        text += self.imports
         text += self.structs
         text += [d.text for d in self.defs]
         text += self.vfns

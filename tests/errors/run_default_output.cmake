@@ -1,0 +1,20 @@
+# `formac P.idsl` with no output option writes P.idsl.c beside the source and
+# names it on stderr; --help says so (cmake -DFORMAC=... -DSRC=x.idsl -DDIR=scratch -P ...).
+cmake_minimum_required(VERSION 3.16)  # policies of script mode (-P)
+file(REMOVE_RECURSE ${DIR})
+file(MAKE_DIRECTORY ${DIR})
+get_filename_component(name ${SRC} NAME)
+configure_file(${SRC} ${DIR}/${name} COPYONLY)
+execute_process(COMMAND ${FORMAC} ${DIR}/${name} -w
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${DIR}/${name}.c)
+  message(FATAL_ERROR "formac ${name} did not write ${name}.c (exit ${rc}):\n${err}")
+endif()
+if(NOT err STREQUAL "formac: wrote ${DIR}/${name}.c\n")
+  message(FATAL_ERROR "stderr does not name the file written:\n${err}")
+endif()
+execute_process(COMMAND ${FORMAC} --help OUTPUT_VARIABLE help)
+string(FIND "${help}" "FILE.idsl.c or FILE.idsl.cu beside" p)
+if(p EQUAL -1)
+  message(FATAL_ERROR "--help does not say where the code goes by default:\n${help}")
+endif()
