@@ -1,15 +1,52 @@
 /* formac_png_write.c — PNG writing for speed: every row takes the Up filter
  * (one subtraction a byte) and the whole image is compressed in one call of
  * libdeflate at level 1, about twice as fast as zlib's fastest level and a
- * little smaller (bench/io). The file is one IHDR, one IDAT, one IEND. */
+ * little smaller (bench/io); zlib's level 1 where formac was built without
+ * libdeflate (FORMAC_HAVE_LIBDEFLATE unset). The file is one IHDR, one IDAT,
+ * one IEND. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formac_image_internal.h"
+
+#ifdef FORMAC_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 
-#include "formac_image_internal.h"
+static uint32_t png_crc(uint32_t crc, const void* p, size_t n)
+{
+    return libdeflate_crc32(crc, p, n);
+}
+
+/* The zlib stream of in[0, n) in a new buffer *out; its size, 0 on failure. */
+static size_t zlib_pack(const unsigned char* in, size_t n, unsigned char** out)
+{
+    struct libdeflate_compressor* c = libdeflate_alloc_compressor(1);
+    size_t z = 0;
+    *out = c ? (unsigned char*)malloc(libdeflate_zlib_compress_bound(c, n)) : NULL;
+    if (*out)
+        z = libdeflate_zlib_compress(c, in, n, *out, libdeflate_zlib_compress_bound(c, n));
+    libdeflate_free_compressor(c);
+    return z;
+}
+#else
+#include <zlib.h>
+
+static uint32_t png_crc(uint32_t crc, const void* p, size_t n)
+{
+    return (uint32_t)crc32(crc, (const Bytef*)p, (uInt)n); /* n < 2^31: one chunk */
+}
+
+static size_t zlib_pack(const unsigned char* in, size_t n, unsigned char** out)
+{
+    uLongf z = compressBound((uLong)n);
+    *out = (unsigned char*)malloc(z);
+    if (!*out || compress2(*out, &z, in, (uLong)n, 1) != Z_OK)
+        return 0;
+    return (size_t)z;
+}
+#endif
 
 static void put_be32(unsigned char* p, uint32_t v)
 {
@@ -24,11 +61,11 @@ static int put_chunk(FILE* f, const char* type, const unsigned char* data,
                      size_t len)
 {
     unsigned char head[8], tail[4];
-    uint32_t crc = libdeflate_crc32(0, type, 4);
+    uint32_t crc = png_crc(0, type, 4);
     if (len > 0x7fffffffu)
         return 1;
-    if (len) /* libdeflate_crc32 of NULL is 0, not the CRC so far */
-        crc = libdeflate_crc32(crc, data, len);
+    if (len) /* the CRC of NULL is 0, not the CRC so far */
+        crc = png_crc(crc, data, len);
     put_be32(head, (uint32_t)len);
     memcpy(head + 4, type, 4);
     put_be32(tail, crc);
@@ -73,21 +110,18 @@ int formac__write_png(FILE* f, const char* path, const formac_image* img,
     static const unsigned char color[5] = {0, 0, 4, 2, 6};
     size_t rb = (size_t)img->width * (size_t)img->channels *
                 (img->type == FORMAC_U16 ? 2 : 1);
-    size_t raw = (rb + 1) * (size_t)img->height, cap, z;
+    size_t raw = (rb + 1) * (size_t)img->height, z = 0;
     unsigned char ihdr[13], *filtered, *packed = NULL;
-    struct libdeflate_compressor* c = libdeflate_alloc_compressor(1);
     int r = 1;
     filtered = (unsigned char*)malloc(raw);
-    if (c && filtered) {
-        cap = libdeflate_zlib_compress_bound(c, raw);
-        packed = (unsigned char*)malloc(cap);
+    if (filtered) {
+        filter_up(img, filtered);
+        z = zlib_pack(filtered, raw, &packed);
     }
-    if (!c || !filtered || !packed) {
+    if (!filtered || !packed) {
         formac__set_err(err, errlen, "'%s': out of memory", path);
         goto done;
     }
-    filter_up(img, filtered);
-    z = libdeflate_zlib_compress(c, filtered, raw, packed, cap);
     put_be32(ihdr, (uint32_t)img->width);
     put_be32(ihdr + 4, (uint32_t)img->height);
     ihdr[8] = img->type == FORMAC_U16 ? 16 : 8;
@@ -105,7 +139,6 @@ int formac__write_png(FILE* f, const char* path, const formac_image* img,
         r = 0;
     }
 done:
-    libdeflate_free_compressor(c);
     free(filtered);
     free(packed);
     return r;
