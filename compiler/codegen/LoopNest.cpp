@@ -34,9 +34,21 @@ bool hasConstOrigin(const ir::Expr& e) {
 // image does (Pipeline.h: such a read yields 0). Sema's boxes keep stencil
 // reads inside, so this is decided on a spread of sample sizes, as
 // ir::sameSize decides equality.
+bool computeReadOutside(const LoopNestOptions& o, const ir::Expr& e);
+
 bool mayReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
   if (e.kind != ir::Expr::ImageRead || e.mode != ir::BoundaryMode::None || !hasConstOrigin(e))
     return false;
+  std::vector<long long> key = {reinterpret_cast<long long>(o.pipeline), reinterpret_cast<long long>(o.piece),
+                                reinterpret_cast<long long>(o.stage), e.producer, e.firstDim};
+  for (size_t d = 0; d < e.axes.size(); ++d)
+    key.insert(key.end(), {e.axes[d].offset, e.axes[d].scale, constOrigin(e, d)});
+  auto [it, fresh] = o.outsideCache->emplace(key, false);
+  if (fresh) it->second = computeReadOutside(o, e);
+  return it->second;
+}
+
+bool computeReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
   static const long long samples[] = {1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099};
   const ir::Pipeline& p = *o.pipeline;
   const ir::Piece& pc = *o.piece;

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,11 @@ struct LoopNestOptions {
   std::string preloadPrefix;
   std::string* preloadDeclarations = nullptr;
   std::string* preloadAssignments = nullptr;
+  // Whether a None-mode read may leave its producer, by pipeline, piece,
+  // stage and the read's producer and offsets: a 200,000-term sum asks that
+  // of every read, several times (LoopNest.cpp). Copies share it.
+  std::shared_ptr<std::map<std::vector<long long>, bool>> outsideCache =
+      std::make_shared<std::map<std::vector<long long>, bool>>();
 };
 
 std::string emitPieceLoops(const LoopNestOptions& o);
