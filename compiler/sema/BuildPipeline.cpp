@@ -596,6 +596,7 @@ class PipelineBuilder {
     std::map<std::string, sema::StencilBinding> bindings;
     std::vector<ScalarKind> argTypes;  // of the data it computes on, for the double-literal warning
     int firstImage = -1;
+    const StructType* fieldwise = nullptr;  // struct images applied field by field
     std::string argList;
     for (size_t i = 0; i < def.params.size(); ++i) {
       const ast::StencilParam& prm = def.params[i];
@@ -629,22 +630,33 @@ class PipelineBuilder {
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
                                  std::to_string(prm.rank) + " but " + shown(v.stage) + " is vector#" +
                                  std::to_string(img.rank()));
-        if (img.type.isStruct() != declared.isStruct() ||
-            (img.type.isStruct() && img.type != declared))
+        // A struct image whose fields all have the parameter's scalar type:
+        // the stencil runs on each field (docs/language-decisions.md).
+        bool byField = img.type.isStruct() && !declared.isStruct() && !img.type.structType->builtinCuda;
+        for (const auto& f : byField ? img.type.structType->fields : std::vector<StructField>{})
+          byField = byField && f.type == declared.scalar;
+        if (byField && fieldwise && fieldwise != img.type.structType)
+          userError(arg.loc, "stencil '" + def.name + "' is applied field by field to '" + fieldwise->name +
+                                 "' images, but " + shown(v.stage) + " is '" + img.type.name() +
+                                 "': give it images of one struct type");
+        if (byField) fieldwise = img.type.structType;
+        if (!byField && (img.type.isStruct() != declared.isStruct() ||
+                         (img.type.isStruct() && img.type != declared)))
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' has type '" +
                                  declared.name() + "' but " + shown(v.stage) + " has type '" +
                                  img.type.name() + "'");
-        if (!img.type.isStruct() && img.type != declared)
+        if (!byField && !img.type.isStruct() && img.type != declared)
           warnings_.add(arg.loc, shown(v.stage) + " holds " + img.type.name() + " but parameter '" +
                                      prm.name + "' of '" + def.name + "' is declared " +
                                      declared.name() + "; the stencil reads " + img.type.name() +
                                      " values, as Forma does");
         if (firstImage < 0) firstImage = v.stage;
-        if (!img.type.isStruct()) argTypes.push_back(img.type.scalar);
+        if (!img.type.isStruct() || byField) argTypes.push_back(declared.scalar);
         b.isImage = true;
         b.stage = v.stage;
         b.rank = prm.rank;
-        b.elemType = img.type;
+        b.elemType = byField ? declared : img.type;
+        b.field = byField ? 0 : -1;
         b.boundary = arg.boundary.mode != ast::BoundaryMode::None ? arg.boundary : v.boundary;
         if (b.boundary.mode == ast::BoundaryMode::Constant) requireConstantFits(b.boundary, v.stage);
         argText = img.name;
@@ -659,6 +671,7 @@ class PipelineBuilder {
                           "has no extent");
     sema::LoweredStencil lowered =
         sema::lowerStencilBody(def, bindings, structs_, stage(firstImage).rank());
+    if (fieldwise) lowered.body = sema::bodyByField(def, bindings, structs_, stage(firstImage).rank(), *fieldwise);
     // The output extent: each image argument read at offsets, down-sampled by
     // its read scale; all must agree. Directly indexed images do not count.
     std::vector<Size> extent;

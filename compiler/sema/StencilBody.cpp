@@ -70,6 +70,7 @@ class BodyLowering {
     e->kind = ir::Expr::ImageRead;
     e->type = b.elemType;
     e->producer = b.stage;
+    e->field = b.field;
     ParamUse& use = uses_[param];
     if (!use.readAtOffsets) {
       use.readAtOffsets = true;
@@ -133,6 +134,9 @@ class BodyLowering {
           userError(e.loc, "'" + e.name + "' has rank " + std::to_string(b.rank) + " but " +
                                std::to_string(e.args.size()) +
                                (e.args.size() == 1 ? " index is given" : " indices are given"));
+        if (b.field >= 0)
+          userError(e.loc, "'" + e.name + "' is applied field by field (a struct image for a parameter of "
+                           "its fields' type): it can be read at offsets, not indexed");
         uses_[e.name];  // directly indexed: known, not read at offsets
         auto r = std::make_shared<ir::Expr>();
         r->kind = ir::Expr::IndexRead;
@@ -207,6 +211,52 @@ LoweredStencil lowerStencilBody(const ast::StencilDef& def,
                                 const std::map<std::string, const StructType*>& structs,
                                 int rank) {
   return BodyLowering(def, bindings, structs, rank).run();
+}
+
+namespace {
+
+// `e` with every Local index moved up by `base` (a body appended after others).
+ExprPtr shiftLocals(const ExprPtr& e, int base) {
+  if (e->kind == ir::Expr::Local) {
+    auto c = std::make_shared<ir::Expr>(*e);
+    c->local += base;
+    return c;
+  }
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(shiftLocals(a, base));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  auto c = std::make_shared<ir::Expr>(*e);
+  c->args = std::move(args);
+  return c;
+}
+
+}  // namespace
+
+ir::Body bodyByField(const ast::StencilDef& def, std::map<std::string, StencilBinding> bindings,
+                     const std::map<std::string, const StructType*>& structs, int rank,
+                     const StructType& st) {
+  ir::Body out;
+  auto make = std::make_shared<ir::Expr>();
+  make->kind = ir::Expr::MakeStruct;
+  make->type = Type::ofStruct(&st);
+  for (size_t f = 0; f < st.fields.size(); ++f) {
+    for (auto& [name, b] : bindings)
+      if (b.field >= 0) b.field = static_cast<int>(f);
+    ir::Body body = lowerStencilBody(def, bindings, structs, rank).body;
+    int base = static_cast<int>(out.lets.size());
+    for (auto& let : body.lets) {
+      let.name += "_" + st.fields[f].name;
+      let.value = shiftLocals(let.value, base);
+      out.lets.push_back(std::move(let));
+    }
+    make->args.push_back(convert(shiftLocals(body.result, base), Type::of(st.fields[f].type)));
+  }
+  out.result = make;
+  return out;
 }
 
 }  // namespace formac::sema

@@ -17,6 +17,9 @@ struct StencilBinding {
   int stage = -1;
   int rank = 0;
   Type elemType;
+  // >= 0: a struct image applied field by field (LANGUAGE.md-facing
+  // docs/language-decisions.md): reads take this field, of type elemType.
+  int field = -1;
   ast::Boundary boundary;
   // scalar
   ir::ExprPtr scalar;
@@ -38,5 +41,13 @@ LoweredStencil lowerStencilBody(const ast::StencilDef& def,
                                 const std::map<std::string, StencilBinding>& bindings,
                                 const std::map<std::string, const StructType*>& structs,
                                 int rank);
+
+// The stencil applied field by field: `bindings` with field >= 0 are struct
+// images of type `st`; the body computes the stencil once per field (reads
+// taking that field, locals renamed NAME_field) and returns struct `st` of
+// the results, each converted to its field's type, as `struct st(...)` would.
+ir::Body bodyByField(const ast::StencilDef& def, std::map<std::string, StencilBinding> bindings,
+                     const std::map<std::string, const StructType*>& structs, int rank,
+                     const StructType& st);
 
 }  // namespace formac::sema

@@ -389,6 +389,23 @@ s = sh(img:constant(2));
 t = sh(s:mirror);
 return lum(t);
 )"));
+  // Stencils of a scalar type applied field by field to struct images whose
+  // fields all have that type (docs/language-decisions.md): a fused chain, a
+  // local, a scalar argument, a plain image beside the struct one, and an
+  // int8 struct whose int results convert back to int8 per field.
+  out.push_back(make("struct_by_field", R"(struct rgb { float r; float g; float b; }
+struct rgb8 { int8 r; int8 g; int8 b; }
+stencil blur(vector#2 float X) { t = X@[0,-1] + X + X@[0,1]; return t / 3.0f; }
+stencil sharpen(vector#2 float X, vector#2 float W, float k) { return X + k * (X - X@[1,0]) * W; }
+stencil mean8(vector#2 int8 X) { return (X@[-1,0] + X + X@[1,1]) / 2; }
+parameter M, N;
+vector#2 rgb img[M,N];
+vector#2 float weight[M,N];
+vector#2 rgb8 small[M,N];
+b = blur(img:mirror);
+s = sharpen(b:clamped, weight, 0.5f);
+return s, mean8(small:wrap);
+)"));
   out.push_back(make("struct_padding", R"(struct mix { int8 tag; double v; int16 w; }
 stencil f(vector#2 mix P) { return struct mix(P@[0,1].tag, P.v * P@[1,0].w, P.w / 3); }
 parameter M, N;
