@@ -72,9 +72,10 @@ int compile(const Options& o) {
     std::cout << ir::printPipeline(pipeline);
     return 0;
   }
-  bool cuda = o.emit == "cuda" || (o.emit.empty() && o.target == "cuda");
-  passes::Target target = cuda || o.target == "cuda" ? passes::Target::cuda(!o.noFuse)
-                                                     : passes::Target::c(!o.noFuse, o.openmp);
+  // What is lowered is what is printed: --emit=c or cuda names it, else --target
+  // (for the code, the plan, the dot graph and --dump-after alike).
+  bool cuda = o.emit == "cuda" || (o.emit != "c" && o.target == "cuda");
+  passes::Target target = cuda ? passes::Target::cuda(!o.noFuse) : passes::Target::c(!o.noFuse, o.openmp);
   passes::LoweredPipeline lowered = passes::lower(
       pipeline, target, [&](const passes::Pass& pass, const passes::LoweredPipeline& l) {
         if (o.dumpAfter == pass.name || o.dumpAfter == "all")

@@ -179,6 +179,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
                                     std::vector<std::string>* whyMaterialised) {
   std::vector<ir::Edge> edges = ir::collectEdges(p);
   std::vector<std::string> why(p.stages.size());
+  const std::string notWhole =
+      "it does not compute its whole extent point by point (a placement, a compose or a lattice step)";
   auto name = [&](int id) { return ir::displayName(p, id); };
   // The first reason a candidate was turned away, by the group nearest its consumers.
   auto turnAway = [&](int id, const std::string& reason) {
@@ -216,8 +218,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
         if (ps.kind != Stage::Computed || cs.empty()) continue;
         std::string into = "not fused into " + name(sid) + ": ";
         if (!isWholeStencil(p, ps)) {
-          turnAway(pid, "it does not compute its whole extent point by point (a placement, a "
-                        "compose or a lattice step)");
+          turnAway(pid, notWhole);
           continue;
         }
         if (!sameExtent(p, ps, sink)) {
@@ -290,8 +291,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       turnAway(sid, static_cast<int>(rank) != o.fusedRank
                         ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +
                               std::to_string(o.fusedRank) + " only"
-                        : "it does not compute its whole extent point by point (a placement, a "
-                          "compose or a lattice step)");
+                        : notWhole);
     groups.push_back(g);
   }
   std::reverse(groups.begin(), groups.end());
