@@ -13,8 +13,8 @@ against; run it again when a new header joins HEADERS.
 
 1. Collects the candidate names: every identifier and macro of the headers the
    generated code and its callers include (math.h, stdio.h, stdlib.h,
-   string.h, unistd.h, omp.h, preprocessed by --cc), C++'s keywords and
-   CUDA's built-in names.
+   string.h, unistd.h, omp.h, preprocessed by --cc) and EXTRA_NAMES (keywords,
+   other headers' and CUDA's names).
 2. Compiles a small program saved as NAME.idsl for each, to C and its header
    (formac may warn; it must not fail).
 3. Compiles one translation unit that includes those headers and every
@@ -38,15 +38,61 @@ stencil box(vector#2 float X) { return (X@[0,-1] + X + X@[0,1]) / 3.0f; }
 return box(img:mirror);
 """
 HEADERS = ["math.h", "stdio.h", "stdlib.h", "string.h", "unistd.h", "omp.h"]
-CPP_KEYWORDS = """alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t
-char32_t class co_await co_return co_yield compl concept const_cast consteval constexpr
-constinit decltype delete dynamic_cast explicit export false friend mutable namespace new
-noexcept not not_eq nullptr operator or or_eq private protected public reinterpret_cast
-requires static_assert static_cast template this thread_local throw true try typeid typename
-using virtual wchar_t xor xor_eq""".split()
-CUDA_NAMES = """blockIdx threadIdx blockDim gridDim warpSize dim3 atomicAdd atomicCAS
-cudaMalloc cudaFree cudaMemcpy cudaStream_t cudaError_t float2 float4 int2 uchar4 make_float4
-rsqrtf saturate min max""".split()
+# Names beside those of HEADERS, for the table too: C's and C++'s keywords,
+# what other C libraries and headers a caller may include declare (time.h,
+# signal.h, setjmp.h...), libm's functions that other systems declare (each
+# with its f and l forms), and CUDA's device functions and vector types.
+C_KEYWORDS = """auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef
+union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex _Generic
+_Imaginary _Noreturn _Static_assert _Thread_local""".split()
+CPP_KEYWORDS = """alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t char32_t class
+co_await co_return co_yield compl concept const_cast consteval constexpr constinit decltype
+delete dynamic_cast explicit export false friend mutable namespace new noexcept not not_eq
+nullptr operator or or_eq private protected public reinterpret_cast requires static_assert
+static_cast template this thread_local throw true try typeid typename using virtual wchar_t
+xor xor_eq std""".split()
+LIBM = """acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh drem erf erfc exp exp10
+exp2 expm1 fabs fdim finite floor fma fmax fmin fmod frexp gamma hypot ilogb isinf isnan j0
+j1 jn ldexp lgamma lgamma_r llrint llround log log10 log1p log2 logb lrint lround modf nan
+nearbyint nextafter nexttoward pow pow10 remainder remquo rint round scalb scalbln scalbn
+significand sin sincos sinh sqrt tan tanh tgamma trunc y0 y1 yn signbit fpclassify isfinite
+isnormal isgreater isless""".split()
+LIBC = """main abort abs atexit at_quick_exit atof atoi atol atoll aligned_alloc bsearch calloc div
+drand48 ecvt erand48 exit _Exit fcvt free gcvt getenv initstate jrand48 l64a labs lcong48
+ldiv llabs lldiv lrand48 malloc mblen mbstowcs mbtowc memalign mkdtemp mkstemp mktemp
+mrand48 nrand48 posix_memalign putenv qsort quick_exit rand rand_r random realloc
+reallocarray realpath seed48 setenv setstate srand srand48 srandom strtod strtof strtol
+strtold strtoll strtoul strtoull system unsetenv valloc wcstombs wctomb clearenv clearerr
+ctermid fclose fdopen feof ferror fflush fgetc fgetpos fgets fileno fopen fprintf fputc
+fputs fread freopen fscanf fseek fseeko fsetpos ftell ftello fwrite getc getchar getdelim
+getline gets open_memstream pclose perror popen printf putc putchar puts remove rename
+rewind scanf setbuf setvbuf snprintf sprintf sscanf tempnam tmpfile tmpnam ungetc vfprintf
+vfscanf vprintf vscanf vsnprintf vsprintf vsscanf dprintf asprintf stdin stdout stderr errno
+bcmp bcopy bzero explicit_bzero ffs index memccpy memchr memcmp memcpy memmem memmove
+mempcpy memrchr memset rawmemchr rindex stpcpy stpncpy strcasecmp strcat strchr strcmp
+strcoll strcpy strcspn strdup strerror strerror_r strlen strncasecmp strncat strncmp strncpy
+strndup strnlen strpbrk strrchr strsep strsignal strspn strstr strtok strtok_r strxfrm
+strlcpy strlcat basename access alarm brk chdir chown chroot close confstr crypt daemon dup
+dup2 dup3 environ execl execle execlp execv execve execvp faccessat fchdir fchown fdatasync
+fexecve fork fpathconf fsync ftruncate getcwd getegid geteuid getgid getgroups gethostid
+gethostname getlogin getopt getpagesize getpgid getpgrp getpid getppid getsid getuid isatty
+lchown link linkat lockf lseek nice optarg opterr optind optopt pathconf pause pipe pipe2
+pread profil pwrite read readlink readlinkat rmdir sbrk setegid seteuid setgid setpgid
+setpgrp setregid setreuid setsid setuid sleep swab symlink symlinkat sync syncfs syscall
+sysconf tcgetpgrp tcsetpgrp truncate ttyname ttyname_r unlink unlinkat usleep vfork write
+assert clock time difftime mktime strftime gmtime localtime asctime ctime signal raise
+setjmp longjmp va_start va_end va_arg offsetof size_t ptrdiff_t wchar_t FILE NULL EOF int8_t
+int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t""".split()
+CUDA_NAMES = """blockIdx threadIdx blockDim gridDim warpSize dim3 min max umin umax llmin llmax ullmin
+ullmax atomicAdd atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec atomicCAS
+atomicAnd atomicOr atomicXor clock64 printf malloc free memcpy memset rsqrt rsqrtf rcbrt
+rcbrtf sinpi cospi sincospi normcdf normcdfinv erfinv erfcinv norm3d norm4d rhypot saturate
+float2 float3 float4 int2 int3 int4 uint2 uint3 uint4 double2 char4 uchar4 short2 ushort2
+longlong2 make_float2 make_float3 make_float4 make_int2 make_int4 make_uint4 make_double2
+make_uchar4 tex1D tex2D tex3D surf2Dread surf2Dwrite""".split()
+EXTRA_NAMES = set(C_KEYWORDS + CPP_KEYWORDS + LIBC + CUDA_NAMES +
+                  [m + s for m in LIBM for s in ("", "f", "l")])
 # Names of no library: their entry points keep the file's name.
 ORDINARY = ["blur", "harris", "gauss_x", "laplacian", "pyramid2", "my_log"]
 IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
@@ -126,8 +172,9 @@ def write_list(path, names):
     with open(path, "w") as f:
         f.write("// Generated by tests/names/check_entry_names.py --write-list: the identifiers and\n"
                 "// macros of the headers generated code includes (glibc, _GNU_SOURCE; libgomp's\n"
-                "// omp.h), C++'s keywords and CUDA's names, less those EntryName.cpp's prefix\n"
-                "// rules cover. A file stem among them gets the entry point STEM_pipeline.\n")
+                "// omp.h) and its EXTRA_NAMES (C's and C++'s keywords, other headers' and CUDA's\n"
+                "// names), less those EntryName.cpp's prefix rules cover. A file stem among them\n"
+                "// gets the entry point STEM_pipeline.\n")
         line = ""
         for n in names:
             item = f'"{n}", '
@@ -152,7 +199,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(os.path.join(a.work, "p"), exist_ok=True)
 
-    names = header_names(a.cc, a.work) | set(CPP_KEYWORDS) | set(CUDA_NAMES)
+    names = header_names(a.cc, a.work) | EXTRA_NAMES
     names = sorted(n for n in names if IDENT.fullmatch(n))
     if a.write_list:
         write_list(a.write_list, names)
