@@ -7,6 +7,7 @@
 #include "codegen/FusedTiles_C.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/Reduce_C.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
@@ -80,9 +81,12 @@ class CGen {
        << "#if defined(__GNUC__)\n#define FORMAC_HELPER static inline __attribute__((unused))\n"
        << "#else\n#define FORMAC_HELPER static inline\n#endif\n"
        << helperPrelude("FORMAC_HELPER", false) << "\n" << cpuPrelude();
+    if (hasReductions()) os << reducePrelude("FORMAC_HELPER") << "\n";
     for (size_t i = 0; i < groups_.size(); ++i) {
+      const ir::Stage& sink = p_.stages[static_cast<size_t>(groups_[i].sink)];
       if (groups_[i].fused()) os << emitFusedGroupFunction(fusedGroup(i));
-      else os << stageFunction(p_.stages[static_cast<size_t>(groups_[i].sink)]);
+      else if (sink.kind == ir::Stage::Reduce) os << reduceFunction(sink);
+      else os << stageFunction(sink);
     }
     os << workspace();
     os << entryPoint();
@@ -183,7 +187,28 @@ class CGen {
               n_.scalar[static_cast<size_t>(i)],
           n_.scalar[static_cast<size_t>(i)]);
     add(cType(s.type) + "* restrict " + n_.stage[static_cast<size_t>(s.id)], outBuffer);
+    if (s.kind == ir::Stage::Reduce)
+      add(reducePartialType(s) + "* restrict formac_partials", "ws->" + partialsName(s));
     for (const auto& prm : n_.param) add("const long long " + prm, prm);
+  }
+
+  bool hasReductions() const {
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce) return true;
+    return false;
+  }
+  std::string partialsName(const ir::Stage& s) const { return "partials" + std::to_string(s.id); }
+
+  std::string reduceFunction(const ir::Stage& s) {
+    ReduceFunctionC f;
+    f.pipeline = &p_;
+    f.stage = &s;
+    f.names = &n_;
+    f.openmp = openmp_;
+    f.name = stageFunctionName(s);
+    std::string args;
+    stageSignature(s, f.parameters, args, "");
+    return stageComment(p_, n_, s, o_.sourcePath) + emitReduceFunction(f);
   }
 
   std::string stageFunction(const ir::Stage& s) {
@@ -244,6 +269,9 @@ class CGen {
     for (const auto& s : p_.stages)
       if (needsWorkspaceBuffer(s.id))
         os << "  " << cType(s.type) << "* " << n_.stage[static_cast<size_t>(s.id)] << ";\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce)
+        os << "  " << reducePartialType(s) << "* " << partialsName(s) << ";  /* a partial per chunk */\n";
     bool anyFused = false;
     for (size_t i = 0; i < groups_.size(); ++i)
       if (groups_[i].fused()) {
@@ -257,8 +285,10 @@ class CGen {
 
     os << "void " << K() << "_destroy(" << K() << "_workspace* ws) {\n  if (!ws) return;\n";
     if (anyFused) os << "  free(ws->scratch);\n";
-    for (const auto& s : p_.stages)
+    for (const auto& s : p_.stages) {
       if (needsWorkspaceBuffer(s.id)) os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
+      if (s.kind == ir::Stage::Reduce) os << "  free(ws->" << partialsName(s) << ");\n";
+    }
     os << "  free(ws);\n}\n\n";
 
     os << K() << "_workspace* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
@@ -272,6 +302,13 @@ class CGen {
         std::string nm = n_.stage[static_cast<size_t>(s.id)];
         os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s)
            << " + 1, sizeof(" << cType(s.type) << "));\n"
+           << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
+      }
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce) {
+        std::string nm = partialsName(s), T = reducePartialType(s);
+        os << "  ws->" << nm << " = (" << T << "*)malloc((" << reducePartialCount(p_, n_, s) << " + 1) * sizeof(" << T
+           << "));\n"
            << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
       }
     if (anyFused) {

@@ -79,6 +79,7 @@ std::string axisIndex(const Expr& e, size_t d, const ExprContext& ctx) {
 }
 
 std::string linearIndex(const std::vector<std::string>& idx, int producer, const ExprContext& ctx) {
+  if (idx.empty()) return "0";  // a scalar of the pipeline (a reduction)
   std::string t = "(" + idx[0] + ")";
   for (size_t d = 1; d < idx.size(); ++d)
     t = "(" + t + " * " + ctx.extent(producer, static_cast<int>(d)) + " + (" + idx[d] + "))";

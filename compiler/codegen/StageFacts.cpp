@@ -37,21 +37,23 @@ int ownedOutput(const ir::Pipeline& p, int stage) {
 std::set<int> producersOf(const ir::Pipeline& p, const std::vector<int>& stages) {
   std::set<int> inside(stages.begin(), stages.end()), out;
   for (int id : stages)
-    for (const auto& pc : p.stages[static_cast<size_t>(id)].pieces)
+    ir::forEachPiece(p.stages[static_cast<size_t>(id)], [&](const ir::Piece& pc) {
       forEachExpr(pc.body, [&](const ir::Expr& e) {
         if ((e.kind == ir::Expr::ImageRead || e.kind == ir::Expr::IndexRead) && !inside.count(e.producer))
           out.insert(e.producer);
       });
+    });
   return out;
 }
 
 std::set<int> scalarsOf(const ir::Pipeline& p, const std::vector<int>& stages) {
   std::set<int> out;
   for (int id : stages)
-    for (const auto& pc : p.stages[static_cast<size_t>(id)].pieces)
+    ir::forEachPiece(p.stages[static_cast<size_t>(id)], [&](const ir::Piece& pc) {
       forEachExpr(pc.body, [&](const ir::Expr& e) {
         if (e.kind == ir::Expr::ScalarIn) out.insert(e.scalar);
       });
+    });
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 
 namespace formac::eval {
@@ -275,6 +276,9 @@ class Interpreter {
         FORMAC_INTERNAL_CHECK(nextInput < in_.images.size(), "missing input image");
         const unsigned char* src = in_.images[nextInput++];
         b.bytes.assign(src, src + bytes);
+      } else if (s.kind == ir::Stage::Reduce) {
+        b.bytes.assign(bytes, 0);
+        runReduce(s, b);
       } else {
         b.bytes.assign(bytes, 0);
         for (const auto& pc : s.pieces) runPiece(s, pc, b);
@@ -320,6 +324,84 @@ class Interpreter {
       }
       if (rank == 0) return;
     }
+  }
+
+  // Every value of the reduction's input, in row-major order of q, goes to
+  // the output point it is combined into (Pipeline.h).
+  void runReduce(const ir::Stage& s, Buffer& b) {
+    const ir::Reduction& r = s.reduction;
+    const ir::Piece& pc = r.input;
+    size_t rank = pc.axes.size();
+    std::vector<long long> count(rank), q(rank, 0);
+    for (size_t d = 0; d < rank; ++d) count[d] = ir::evalSize(pc.axes[d].count, in_.params);
+    std::vector<std::vector<Val>> values(b.elementCount());
+    bool empty = false;
+    for (long long c : count) empty = empty || c <= 0;
+    while (!empty) {
+      size_t out = 0;
+      for (size_t d = 0; d < rank; ++d)
+        if (static_cast<int>(d) != r.dim) out = out * static_cast<size_t>(count[d]) + static_cast<size_t>(q[d]);
+      if (r.dim < 0) out = 0;
+      q_ = &q;
+      lets_.clear();
+      for (const auto& l : pc.body.lets) lets_.push_back(eval(*l.value));
+      values[out].push_back(eval(*pc.body.result));
+      size_t d = rank;
+      while (d > 0 && ++q[d - 1] == count[d - 1]) q[--d] = 0;
+      if (d == 0) break;
+    }
+    size_t elem = typeSize(s.type);
+    for (size_t o = 0; o < values.size(); ++o)
+      storeScalar(b.bytes.data() + o * elem, combine(r.op, s.type.scalar, pc.body.result->type.scalar, values[o]));
+  }
+
+  static Val combine(ir::ReduceOp op, ScalarKind result, ScalarKind element, const std::vector<Val>& v) {
+    switch (op) {
+      case ir::ReduceOp::Sum: {
+        if (isFloating(element)) {
+          std::vector<double> x;
+          for (const Val& a : v) x.push_back(a.f);
+          return makeFloat(result, floatingSum(x));
+        }
+        uint64_t sum = 0;
+        for (const Val& a : v) sum += static_cast<uint64_t>(a.i);
+        return makeInt(result, static_cast<int64_t>(sum));
+      }
+      case ir::ReduceOp::Min:
+      case ir::ReduceOp::Max: {
+        bool isMax = op == ir::ReduceOp::Max;
+        if (isFloating(element)) {
+          // NaN is the identity: it is skipped, and stays only if all are NaN.
+          double acc = v.empty() ? (isMax ? -INFINITY : INFINITY) : NAN;
+          for (const Val& a : v) {
+            bool wins = isMax ? (a.f > acc || (a.f == acc && !std::signbit(a.f)))
+                              : (a.f < acc || (a.f == acc && std::signbit(a.f)));
+            if (std::isnan(acc) || wins) acc = std::isnan(a.f) ? acc : a.f;
+          }
+          return makeFloat(result, acc);
+        }
+        long long lo, hi;
+        integerRange(element, &lo, &hi);
+        int64_t acc = isMax ? lo : hi;
+        for (const Val& a : v) acc = isMax ? std::max(acc, a.i) : std::min(acc, a.i);
+        return makeInt(result, acc);
+      }
+      case ir::ReduceOp::Count: {
+        int64_t n = 0;
+        for (const Val& a : v) n += truthy(a) ? 1 : 0;
+        return makeInt(result, n);
+      }
+      case ir::ReduceOp::Any:
+      case ir::ReduceOp::All: {
+        bool all = true, any = false;
+        for (const Val& a : v) {
+          any = any || truthy(a);
+          all = all && truthy(a);
+        }
+        return makeInt(result, op == ir::ReduceOp::Any ? any : all);
+      }
+    }
+    throw InternalError("unhandled reduction in the evaluator");
   }
 
   Val readAt(int producer, const std::vector<long long>& idx, ir::BoundaryMode mode,
@@ -488,8 +570,24 @@ void foldConstants(ir::Body& b) {
 }
 
 void foldConstants(ir::Pipeline& p) {
-  for (auto& s : p.stages)
-    for (auto& pc : s.pieces) foldConstants(pc.body);
+  for (auto& s : p.stages) ir::forEachPiece(s, [](ir::Piece& pc) { foldConstants(pc.body); });
+}
+
+double floatingSum(std::vector<double> x) {
+  if (x.empty()) return 0.0;
+  for (;;) {
+    size_t chunk = static_cast<size_t>(ir::kSumChunk), chunks = (x.size() + chunk - 1) / chunk;
+    for (size_t c = 0; c < chunks; ++c) {
+      double lane[ir::kSumLanes] = {};
+      size_t end = std::min(x.size(), (c + 1) * static_cast<size_t>(ir::kSumChunk));
+      for (size_t k = c * static_cast<size_t>(ir::kSumChunk); k < end; ++k) lane[k % ir::kSumLanes] += x[k];
+      for (int s = ir::kSumLanes / 2; s >= 1; s /= 2)
+        for (int j = 0; j < s; ++j) lane[j] += lane[j + s];
+      x[c] = lane[0];
+    }
+    if (chunks == 1) return x[0];
+    x.resize(chunks);
+  }
 }
 
 std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in) {

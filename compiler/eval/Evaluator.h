@@ -42,6 +42,9 @@ std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in);
 void foldConstants(ir::Body& b);
 void foldConstants(ir::Pipeline& p);
 
+// The sum of `x` in the order every backend follows (ir::kSumChunk).
+double floatingSum(std::vector<double> x);
+
 // The index an out-of-range read resolves to (Clamped, Extend, Mirror, Wrap),
 // or -1 when the read has no in-range source (None, Constant).
 long long resolveIndex(long long i, long long n, ir::BoundaryMode mode);

@@ -7,7 +7,7 @@ namespace formac::ir {
 std::vector<Edge> collectEdges(const Pipeline& p) {
   std::vector<Edge> edges;
   for (const auto& s : p.stages) {
-    for (const auto& pc : s.pieces) {
+    forEachPiece(s, [&](const Piece& pc) {
       forEachExpr(pc.body, [&](const Expr& e) {
         if (e.kind != Expr::ImageRead && e.kind != Expr::IndexRead) return;
         auto it = std::find_if(edges.begin(), edges.end(), [&](const Edge& x) {
@@ -38,7 +38,7 @@ std::vector<Edge> collectEdges(const Pipeline& p) {
           if (d < e.origin.size() && !isConst(e.origin[d])) it->symbolic = true;
         }
       });
-    }
+    });
   }
   return edges;
 }

@@ -50,6 +50,30 @@ const char* mathFnName(MathFn f) {
   return "?";
 }
 
+const char* reduceOpName(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Min: return "min";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Count: return "count";
+    case ReduceOp::Any: return "any";
+    case ReduceOp::All: return "all";
+  }
+  return "?";
+}
+
+ScalarKind reduceResultType(ReduceOp op, ScalarKind element) {
+  switch (op) {
+    case ReduceOp::Sum: return isFloating(element) ? ScalarKind::Double : ScalarKind::Int64;
+    case ReduceOp::Min:
+    case ReduceOp::Max: return element;
+    case ReduceOp::Count: return ScalarKind::Int64;
+    case ReduceOp::Any:
+    case ReduceOp::All: return ScalarKind::Int;
+  }
+  return element;
+}
+
 void dropUnusedLets(Body& b) {
   std::vector<bool> needed(b.lets.size(), false);
   std::function<void(const Expr&)> mark = [&](const Expr& e) {

@@ -27,6 +27,23 @@
 //    reads 0.
 //  * Expressions follow C: the types recorded on each node are the C types,
 //    arithmetic is done in those types, in the order of the tree.
+//  * A Reduce stage (LANGUAGE.md §7) combines the values of its reduction's
+//    input: a piece whose lattice is the reduced domain (start 0, step 1,
+//    count the domain's extent, the whole valid box), its body the value at
+//    each point. dim = -1 combines every point and the stage has rank 0 (one
+//    value); dim = d combines along q[d] for each index of the other
+//    dimensions, and the stage's extent is the domain's without d. Each op:
+//      Sum    integers: int64, wrapping modulo 2^64; floating: double, every
+//             value converted to double and added in the order of
+//             ir::floatingSumOrder below, which every backend follows bit for
+//             bit. An empty domain gives 0.
+//      Min    the element type; floating: NaN values are skipped (NaN only if
+//      Max    every value is NaN), -0 orders below +0. An empty domain gives
+//             the type's highest (Min) or lowest (Max) value, +-inf floating.
+//      Count  int64: the values != 0 (NaN counts).
+//      Any    int: 1 if some value != 0, else 0.
+//      All    int: 1 if every value != 0 (an empty domain too), else 0.
+//    The values run in row-major order of q (along d: in order of q[d]).
 #pragma once
 
 #include <memory>
@@ -123,18 +140,53 @@ struct Piece {
   SourceLoc loc;
 };
 
+// The floating Sum order: the values x[0..n) in chunks of kSumChunk; in each
+// chunk, lane j (j < kSumLanes) adds, starting from +0.0, the chunk's x[k] with
+// k = j mod kSumLanes in increasing k; then the lanes fold pairwise, a[j] =
+// a[j] + a[j+s] for j < s, s = 16, 8, 4, 2, 1, and a[0] is the chunk's sum.
+// One chunk: its sum is the result; several: the chunk sums are summed by the
+// same rule; none: +0.0. Chunks let a CPU thread or a GPU warp take one each,
+// and lanes are a warp's, or a CPU vector's accumulators.
+constexpr long long kSumChunk = 2048;
+constexpr int kSumLanes = 32;
+
+enum class ReduceOp { Sum, Min, Max, Count, Any, All };
+const char* reduceOpName(ReduceOp op);  // the language's spelling: "sum"
+// The result type of `op` over images of `element` (a scalar type).
+ScalarKind reduceResultType(ReduceOp op, ScalarKind element);
+
+struct Reduction {
+  ReduceOp op = ReduceOp::Sum;
+  int dim = -1;  // -1: every point; else the dimension combined
+  Piece input;   // lattice: the reduced domain; body: the value at each point
+};
+
 struct Stage {
   int id = -1;
   std::string name;  // the image name, or a generated one (_t3)
-  enum Kind { Input, Computed } kind = Computed;
+  enum Kind { Input, Computed, Reduce } kind = Computed;
   Type type;
   std::vector<Size> extent;
-  std::vector<Piece> pieces;
+  std::vector<Piece> pieces;  // Computed
+  Reduction reduction;        // Reduce
   SourceLoc loc;       // the statement that defines it
   std::string origin;  // what it computes, for comments: "blurx(input)"
   std::string userName;  // as the program names it ("g<4>"); empty: an unnamed result
   int rank() const { return static_cast<int>(extent.size()); }
 };
+
+// Calls `f` on every piece of stage `s` that defines values: its pieces, or
+// its reduction's input.
+template <typename F>
+void forEachPiece(const Stage& s, F&& f) {
+  if (s.kind == Stage::Reduce) f(s.reduction.input);
+  for (const auto& pc : s.pieces) f(pc);
+}
+template <typename F>
+void forEachPiece(Stage& s, F&& f) {
+  if (s.kind == Stage::Reduce) f(s.reduction.input);
+  for (auto& pc : s.pieces) f(pc);
+}
 
 struct Param {
   std::string name;

@@ -149,7 +149,10 @@ std::string printPipeline(const Pipeline& p) {
       continue;
     }
     os << "  // " << s.origin << " (line " << s.loc.line << ")\n";
-    for (const auto& pc : s.pieces) {
+    if (s.kind == Stage::Reduce)
+      os << "  reduce " << reduceOpName(s.reduction.op)
+         << (s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim)) << " of\n";
+    forEachPiece(s, [&](const Piece& pc) {
       os << "  piece";
       for (const auto& a : pc.axes)
         os << " [" << printSize(a.start, names) << " + " << a.step << "*q, "
@@ -164,7 +167,7 @@ std::string printPipeline(const Pipeline& p) {
         os << "    %" << i << " " << pc.body.lets[i].name << " : " << pc.body.lets[i].type.name()
            << " = " << printExpr(p, *pc.body.lets[i].value) << "\n";
       os << "    result = " << printExpr(p, *pc.body.result) << "\n";
-    }
+    });
   }
   for (const auto& e : collectEdges(p)) {
     os << "edge " << p.stages[static_cast<size_t>(e.producer)].name << " -> "

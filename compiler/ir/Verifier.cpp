@@ -54,17 +54,29 @@ void verify(const Pipeline& p) {
       check(s.pieces.empty(), s, "an input has pieces");
       continue;
     }
-    for (const auto& pc : s.pieces) {
-      check(pc.axes.size() == s.extent.size(), s, "piece rank differs from the stage's");
+    if (s.kind == Stage::Reduce) {
+      const Reduction& r = s.reduction;
+      int domainRank = static_cast<int>(r.input.axes.size());
+      check(s.pieces.empty(), s, "a reduction has pieces");
+      check(r.dim >= -1 && r.dim < domainRank, s, "reduces a dimension its domain lacks");
+      check(s.rank() == (r.dim < 0 ? 0 : domainRank - 1), s, "reduction rank differs from its domain's");
+      check(r.input.body.result && !r.input.body.result->type.isStruct(), s, "reduces a struct");
+      check(s.type == Type::of(reduceResultType(r.op, r.input.body.result->type.scalar)), s,
+            "reduction type differs from its op's");
+    }
+    forEachPiece(s, [&](const Piece& pc) {
+      int rank = s.kind == Stage::Reduce ? static_cast<int>(pc.axes.size()) : s.rank();
+      check(s.kind == Stage::Reduce || pc.axes.size() == s.extent.size(), s, "piece rank differs from the stage's");
       check(pc.validLo.size() == pc.axes.size() && pc.validHi.size() == pc.axes.size(), s,
             "piece valid box has the wrong rank");
       for (const auto& a : pc.axes) check(a.step > 0 && a.start && a.count, s, "malformed piece axis");
       for (size_t l = 0; l < pc.body.lets.size(); ++l)
-        verifyExpr(p, s, *pc.body.lets[l].value, l, s.rank());
+        verifyExpr(p, s, *pc.body.lets[l].value, l, rank);
       check(pc.body.result != nullptr, s, "piece without a result");
-      verifyExpr(p, s, *pc.body.result, pc.body.lets.size(), s.rank());
-      check(pc.body.result->type == s.type, s, "piece result type differs from the stage type");
-    }
+      verifyExpr(p, s, *pc.body.result, pc.body.lets.size(), rank);
+      check(s.kind == Stage::Reduce || pc.body.result->type == s.type, s,
+            "piece result type differs from the stage type");
+    });
   }
   for (int o : p.outputs)
     if (o < 0 || static_cast<size_t>(o) >= p.stages.size()) throw InternalError("IR verifier: bad output");

@@ -194,7 +194,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
 
   for (int sid = static_cast<int>(p.stages.size()) - 1; sid >= 0; --sid) {
     const Stage& sink = p.stages[static_cast<size_t>(sid)];
-    if (sink.kind != Stage::Computed || groupOf[static_cast<size_t>(sid)] >= 0) continue;
+    if (sink.kind == Stage::Input || groupOf[static_cast<size_t>(sid)] >= 0) continue;
     FusionGroup g;
     g.sink = sid;
     int gi = static_cast<int>(groups.size());
@@ -287,6 +287,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
       g.onePass = g.fused() && operations <= kOnePassOps;
     }
+    if (sink.kind == Stage::Reduce)
+      turnAway(sid, "a reduction: computed by a loop of its own");
     if (o.fuse && !canFuse)
       turnAway(sid, static_cast<int>(rank) != o.fusedRank
                         ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +

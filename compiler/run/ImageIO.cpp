@@ -8,8 +8,12 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "formac_image.h"
 #include "run/NpyFile.h"
@@ -265,10 +269,26 @@ InputFile readInputImage(const std::string& path, const std::string& inputName, 
   return in;
 }
 
+std::string formatValue(const Type& type, const unsigned char* at) {
+  char buf[64];
+  switch (type.scalar) {
+    case ScalarKind::Int8: return std::to_string(*at);
+    case ScalarKind::Int16: { short v; std::memcpy(&v, at, sizeof v); return std::to_string(v); }
+    case ScalarKind::Uint16: { unsigned short v; std::memcpy(&v, at, sizeof v); return std::to_string(v); }
+    case ScalarKind::Int: { int v; std::memcpy(&v, at, sizeof v); return std::to_string(v); }
+    case ScalarKind::Int64: { long long v; std::memcpy(&v, at, sizeof v); return std::to_string(v); }
+    case ScalarKind::Float: { float v; std::memcpy(&v, at, sizeof v); std::snprintf(buf, sizeof buf, "%.9g", v); return buf; }
+    case ScalarKind::Double: { double v; std::memcpy(&v, at, sizeof v); std::snprintf(buf, sizeof buf, "%.17g", v); return buf; }
+  }
+  return "?";
+}
+
 void checkOutputPath(const std::string& path) {
-  if (!hasExtension(path, {".png", ".pgm", ".ppm", ".pnm", ".pfm", ".jpg", ".jpeg", ".tif", ".tiff", ".npy"}))
+  if (path == "-") return;
+  if (!hasExtension(path, {".png", ".pgm", ".ppm", ".pnm", ".pfm", ".jpg", ".jpeg", ".tif", ".tiff", ".npy", ".txt"}))
     throw UserError("cannot write '" + path +
-                    "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm or .pfm files");
+                    "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm, .pfm or .txt files "
+                    "('-': text on stdout)");
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw UserError("cannot write '" + path + "': it is a folder");
@@ -317,6 +337,23 @@ void writeOutputImage(const std::string& path, const std::string& outputName, co
     if (static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / pixels)
       throw UserError("output '" + outputName + "' (" + describeExtent(img.extent) + ") is too large to write");
     pixels *= static_cast<size_t>(e);
+  }
+  if (path == "-" || hasExtension(path, {".txt"})) {
+    if (img.type.isStruct())
+      throw UserError("output '" + outputName + "' holds '" + img.type.name() + "' values: write it to .npy, not '" +
+                      path + "'");
+    std::ostringstream text;
+    size_t row = rank <= 1 ? 1 : static_cast<size_t>(img.extent.back()), size = typeSize(img.type);
+    for (size_t i = 0; i < pixels; ++i)
+      text << formatValue(img.type, img.bytes.data() + i * size) << ((i + 1) % row == 0 ? "\n" : " ");
+    if (path == "-") {
+      std::cout << text.str();
+      return;
+    }
+    std::ofstream f(path, std::ios::binary);
+    f << text.str();
+    if (!f) throw UserError("cannot write '" + path + "'");
+    return;
   }
   if (hasExtension(path, {".npy"})) {
     NpyArray a;

@@ -59,10 +59,15 @@ InputFile readInputImage(const std::string& path, const std::string& inputName, 
 
 // Writes `img` to `path`, the format by the extension: PNG/PGM/PPM/TIFF
 // with 8- or 16-bit samples (`depth` U8 or U16; F32 gives float TIFF and
-// 8-bit otherwise), JPEG 8-bit, PFM float, .npy exact. 3-D images go to TIFF
+// 8-bit otherwise), JPEG 8-bit, PFM float, .npy exact, .txt as text (one
+// line per row, exact: formatValue; "-" is stdout). 3-D images go to TIFF
 // (pages) or .npy, 4-D to .npy. Throws UserError when it cannot.
 void writeOutputImage(const std::string& path, const std::string& outputName, const HostImage& img,
                       SampleFormat depth);
+
+// One value of scalar type `type` at `at`, as text that reads back to the
+// same value: "117", "0.123456791" (float: 9 digits), double 17.
+std::string formatValue(const Type& type, const unsigned char* at);
 
 // Fails early, before any compiling, when `path` cannot be written: an
 // unknown extension, or a folder that does not exist or is not writable.

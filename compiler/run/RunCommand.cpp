@@ -71,7 +71,6 @@ RunOptions parseRunOptions(const std::vector<std::string>& args) {
   }
   if (o.help) return o;
   if (o.program.empty()) throw UserError("formac run: no program given\n" + runUsage());
-  if (o.outputs.empty()) throw UserError("formac run: no --output given");
   return o;
 }
 
@@ -145,8 +144,17 @@ int execute(const RunOptions& o) {
   for (size_t i = 0; i < extents.size(); ++i) given.push_back({extents[i], "'" + o.inputs[i] + "'"});
   Binding b = bind(front.pipeline(), given, o.values, style);
   std::vector<ImageInfo> outs = front.outputImages();
-  if (o.outputs.size() != outs.size())
-    throw UserError(o.program + " returns " + std::to_string(outs.size()) + " image" + (outs.size() == 1 ? "" : "s") +
+  // Scalar results (reductions) go to stdout; each image result takes an --output.
+  std::vector<size_t> fileOf(outs.size(), 0);
+  size_t images = 0;
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (outs[i].rank > 0) fileOf[i] = images++;
+  if (o.outputs.size() != images)
+    throw UserError(o.program + " returns " + std::to_string(images) + " image" + (images == 1 ? "" : "s") +
+                    (images < outs.size() ? " (and " + std::to_string(outs.size() - images) +
+                                                " scalar" + (outs.size() - images == 1 ? "" : "s") +
+                                                ", written to stdout)"
+                                          : "") +
                     ", but " + std::to_string(o.outputs.size()) + " --output " +
                     (o.outputs.size() == 1 ? "was" : "were") + " given");
   for (const auto& out : outs) channelsOf(out.type, out.name);
@@ -186,9 +194,10 @@ int execute(const RunOptions& o) {
   SampleFormat depth = files.empty() ? SampleFormat::U8 : files[0].format;
   for (size_t i = 0; i < outs.size(); ++i) {
     results[i].bytes.pop_back();
-    writeOutputImage(o.outputs[i], outs[i].name, results[i], depth);
+    if (outs[i].rank == 0) std::cout << outs[i].name << " = " << formatValue(outs[i].type, results[i].bytes.data()) << "\n";
+    else writeOutputImage(o.outputs[fileOf[i]], outs[i].name, results[i], depth);
   }
-  verbose("wrote " + std::to_string(outs.size()) + " output image(s): " + duration(since(t3)));
+  verbose("wrote " + std::to_string(images) + " output image(s): " + duration(since(t3)));
 
   std::string size = describeExtent(files.empty() ? results[0].extent : files[0].image.extent);
   std::cerr << "formac: " << stem(o.program) << " " << size << " " << backendName(p.backend()) << ": compile "

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sema/ExprBuilder.h"
+#include "sema/GlobalOps.h"
 #include "sema/Lints.h"
 #include "sema/Sema.h"
 #include "sema/StencilBody.h"
@@ -70,8 +71,8 @@ class PipelineBuilder {
     for (const auto& r : prog_.results) {
       recovering([&] {
         Value v = located(r->loc, [&] { return vexpr(*r, global); });
-        if (v.kind != Value::Image)
-          userError(r->loc, "the program must return an image, not a scalar");
+        if (v.stage < 0)
+          userError(r->loc, "the program must return an image or a reduction, not a scalar input");
         p_.outputs.push_back(v.stage);
         auto border = zeroBorders_.find(v.stage);
         if (border != zeroBorders_.end())
@@ -327,9 +328,9 @@ class PipelineBuilder {
                          "); an image is assigned once");
     v.defined = loc;
     sc.names[key] = v;
-    if (v.kind == Value::Image) {
+    if (v.stage >= 0) {
       Stage& s = p_.stages[static_cast<size_t>(v.stage)];
-      if (s.kind == Stage::Computed && s.name.rfind("_t", 0) == 0) {
+      if (s.kind != Stage::Input && s.name.rfind("_t", 0) == 0) {
         s.name = sanitize(sc.prefix + key);
         s.userName = key;
       }
@@ -528,7 +529,7 @@ class PipelineBuilder {
             userError(e.loc, "'" + e.name + "' is a function; call it with '" + e.name + "(...)'");
           unknown(e.name, e.loc, "unknown image '" + key + "'" + didYouMean(key, keys(sc.names)));
         }
-        if (it->second.kind == Value::Image) used_.insert(it->second.stage);
+        if (it->second.stage >= 0) used_.insert(it->second.stage);
         return it->second;
       }
       case ast::VExpr::Call: return callValue(e, sc);
@@ -558,10 +559,55 @@ class PipelineBuilder {
       usedFns_.insert(e.name);
       return inlineVectorFn(*vf->second, e, sc);
     }
+    if (auto op = sema::reductionNamed(e.name)) return reductionValue(e, *op, sc);
     std::vector<std::string> fns = keys(stencils_);
     for (const auto& [name, def] : vectorFns_) fns.push_back(name);
+    for (const char* builtin : {"sum", "min", "max", "count", "any", "all"}) fns.push_back(builtin);
     unknown(e.name, e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, fns));
   }
+
+  // `max(img)`, `sum(img, 1)` (LANGUAGE.md §7): a scalar, or an image of one
+  // rank less.
+  Value reductionValue(const ast::VExpr& e, ir::ReduceOp op, Scope& sc) {
+    std::string fn = ir::reduceOpName(op);
+    if (e.args.empty() || e.args.size() > 2)
+      userError(e.loc, "'" + fn + "' takes an image and optionally a dimension: '" + fn + "(img)' or '" + fn +
+                           "(img, 0)'");
+    const ast::CallArg& a = e.args[0];
+    if (a.literal) userError(a.loc, "'" + fn + "' reduces an image, but a number is given");
+    if (a.boundary.mode != ast::BoundaryMode::None)
+      userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
+                                "effect there");
+    Value v = vexpr(*a.value, sc);
+    if (v.kind != Value::Image) userError(a.loc, "'" + fn + "' reduces an image, but a scalar is given");
+    const Stage& img = stage(v.stage);
+    if (img.type.isStruct())
+      userError(a.loc, "'" + fn + "' reduces an image of numbers, but " + shown(v.stage) + " holds '" +
+                           img.type.name() + "'; reduce one field ('" + userText(v.stage) + "." +
+                           img.type.structType->fields[0].name + "')");
+    int dim = -1;
+    if (e.args.size() == 2) {
+      const ast::CallArg& d = e.args[1];
+      if (!d.literal || d.literal->kind != ast::Expr::IntLit)
+        userError(d.loc, "the dimension '" + fn + "' reduces along must be an integer literal (0 is the first)");
+      if (d.literal->intValue < 0 || d.literal->intValue >= img.rank())
+        userError(d.loc, shown(v.stage) + " has rank " + std::to_string(img.rank()) + ", so it has no dimension " +
+                             std::to_string(d.literal->intValue) + " (0 is the first)");
+      dim = static_cast<int>(d.literal->intValue);
+    }
+    used_.insert(v.stage);
+    Stage r = sema::reductionStage(p_, op, v.stage, dim, e.loc);
+    r.name = "_t" + std::to_string(p_.stages.size());
+    int id = addStage(std::move(r));
+    if (stage(id).rank() > 0) return imageValue(id);
+    Value out;
+    out.kind = Value::Scalar;
+    out.stage = id;
+    out.scalar = sema::scalarStageRead(p_, id);
+    return out;
+  }
+
+  std::string userText(int id) const { return ir::userText(p_, id); }
 
   // A literal argument for a scalar parameter of type `k`: converted, and an
   // error where it does not fit (LANGUAGE.md §7).
@@ -1014,11 +1060,12 @@ class PipelineBuilder {
         warnings_.add(f.loc, "vector function '" + f.name + "' is never used");
     std::set<int> outputs(p_.outputs.begin(), p_.outputs.end());
     for (const auto& [name, v] : global.names) {
-      if (v.kind != Value::Image || used_.count(v.stage) || outputs.count(v.stage)) continue;
+      if (v.stage < 0 || used_.count(v.stage) || outputs.count(v.stage)) continue;
       if (stage(v.stage).kind == Stage::Input)
         warnings_.add(v.defined, "input image '" + name + "' is never used");
       else
-        warnings_.add(v.defined, "image '" + name + "' is computed but never used");
+        warnings_.add(v.defined, std::string(v.kind == Value::Image ? "image '" : "'") + name +
+                                     "' is computed but never used");
     }
   }
 

@@ -400,7 +400,7 @@ TEST_F(RunCli, ErrorUnwritableOutput) {
               "cannot write '" + scratch("no_dir/x.png") + "': folder '" + scratch("no_dir") + "' does not exist");
   expectError(base + quote(scratch("x.gif")),
               "cannot write '" + scratch("x.gif") +
-                  "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm or .pfm files");
+                  "': formac run writes .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm, .pnm, .pfm or .txt files");
   runCommand("mkdir -p " + quote(scratch("dir.png")));
   expectError(base + quote(scratch("dir.png")), "cannot write '" + scratch("dir.png") + "': it is a folder");
   // PGM holds one channel: the runtime's message comes through.
@@ -416,7 +416,7 @@ TEST_F(RunCli, ErrorWrongNumberOfInputsOrOutputs) {
   expectError(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) + " -o " +
                   quote(scratch("y.png")),
               kBlur + " returns 1 image, but 2 --output were given");
-  expectError(quote(kBlur) + " -i " + quote(kCamera), "formac run: no --output given");
+  expectError(quote(kBlur) + " -i " + quote(kCamera), "returns 1 image, but 0 --output were given");
   expectError("-i " + quote(kCamera) + " -o " + quote(scratch("x.png")), "formac run: no program given");
 }
 

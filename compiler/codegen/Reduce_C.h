@@ -1,0 +1,34 @@
+// The C function of a Reduce stage (ir/Pipeline.h): parallel over chunks of
+// ir::kSumChunk points, each reduced by one thread into a partial, the
+// partials then combined, floating sums in ir's order (bit-identical to the
+// evaluator), the rest in any order (their results do not depend on it).
+#pragma once
+
+#include <string>
+
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+struct ReduceFunctionC {
+  const ir::Pipeline* pipeline = nullptr;
+  const ir::Stage* stage = nullptr;  // a Reduce stage
+  const Names* names = nullptr;
+  bool openmp = true;
+  std::string name;        // of the function
+  std::string parameters;  // its parameter list; the last before the sizes is `partials`
+};
+
+// The workspace scratch a Reduce stage needs: this many elements of
+// reducePartialType (C expressions of the parameters).
+std::string reducePartialCount(const ir::Pipeline& p, const Names& n, const ir::Stage& s);
+std::string reducePartialType(const ir::Stage& s);
+
+std::string emitReduceFunction(const ReduceFunctionC& f);
+
+// Helpers of every reduction (formac_sum_d, the floating min/max): printed
+// once when a pipeline has reductions. `qualifier` as helperPrelude's.
+std::string reducePrelude(const std::string& qualifier);
+
+}  // namespace formac::codegen

@@ -1,0 +1,48 @@
+#include "sema/GlobalOps.h"
+
+namespace formac::sema {
+
+std::optional<ir::ReduceOp> reductionNamed(const std::string& fn) {
+  for (ir::ReduceOp op : {ir::ReduceOp::Sum, ir::ReduceOp::Min, ir::ReduceOp::Max, ir::ReduceOp::Count,
+                          ir::ReduceOp::Any, ir::ReduceOp::All})
+    if (fn == ir::reduceOpName(op)) return op;
+  return std::nullopt;
+}
+
+ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int dim, const SourceLoc& loc) {
+  const ir::Stage& in = p.stages[static_cast<size_t>(src)];
+  ir::Stage s;
+  s.kind = ir::Stage::Reduce;
+  s.loc = loc;
+  s.reduction.op = op;
+  s.reduction.dim = in.rank() == 1 ? -1 : dim;
+  s.type = Type::of(ir::reduceResultType(op, in.type.scalar));
+  ir::Piece& pc = s.reduction.input;
+  pc.loc = loc;
+  for (int d = 0; d < in.rank(); ++d) {
+    const ir::Size& n = in.extent[static_cast<size_t>(d)];
+    pc.axes.push_back(ir::PieceAxis{ir::sizeConst(0), 1, n});
+    pc.validLo.push_back(ir::sizeConst(0));
+    pc.validHi.push_back(ir::sizeSub(n, ir::sizeConst(1)));
+    if (d != s.reduction.dim && s.reduction.dim >= 0) s.extent.push_back(n);
+  }
+  auto read = std::make_shared<ir::Expr>();
+  read->kind = ir::Expr::ImageRead;
+  read->type = in.type;
+  read->producer = src;
+  read->axes.resize(static_cast<size_t>(in.rank()));
+  pc.body.result = read;
+  s.origin = std::string(ir::reduceOpName(op)) + "(" + in.name +
+             (s.reduction.dim >= 0 ? ", " + std::to_string(dim) : std::string()) + ")";
+  return s;
+}
+
+ir::ExprPtr scalarStageRead(const ir::Pipeline& p, int stage) {
+  auto read = std::make_shared<ir::Expr>();
+  read->kind = ir::Expr::ImageRead;
+  read->type = p.stages[static_cast<size_t>(stage)].type;
+  read->producer = stage;
+  return read;
+}
+
+}  // namespace formac::sema
