@@ -216,7 +216,9 @@ double magnitudeBound(const Expr& e, const ExprContext& ctx) {
 
 std::string access(const Expr& e, const std::vector<std::string>& idx, const std::string& field,
                    const ExprContext& ctx) {
-  if (ctx.access) return ctx.access(e.producer, idx) + field;
+  // A scalar of the pipeline (a reduction) is read from its buffer wherever
+  // the reader's tiles come from.
+  if (ctx.access && !idx.empty()) return ctx.access(e.producer, idx) + field;
   return ctx.buffer(e.producer) + "[" + linearIndex(idx, e.producer, ctx) + "]" + field;
 }
 

@@ -317,6 +317,10 @@ class Emitter {
       else
         call += ", " + name(key.first) + " + " + rowIndex + " * (" + size(ps.extent[1]) + ") + " + first_.at(id);
     }
+    // Scalars of the pipeline (reductions) are read from their buffers.
+    ir::forEachExpr(pc.body, [&](const Expr& e) {
+      if (e.kind == Expr::ImageRead && stage(e.producer).rank() == 0) bases.insert(e.producer);
+    });
     for (int pid : bases) {
       params += ", const " + cType(stage(pid).type) + "* restrict " + name(pid);
       call += ", " + name(pid);

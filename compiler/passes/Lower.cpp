@@ -1,6 +1,7 @@
 #include "passes/Lower.h"
 
 #include "eval/Evaluator.h"
+#include "passes/FuseReductions.h"
 
 namespace formac::passes {
 namespace {
@@ -9,6 +10,10 @@ namespace {
 // for a folded infinity or NaN that NVRTC (no headers) accepts.
 void foldConstantsPass(LoweredPipeline& l) {
   if (l.target.kind == Target::C) eval::foldConstants(l.pipeline);
+}
+
+void fuseReductionsPass(LoweredPipeline& l) {
+  if (l.target.fuse) fuseReductions(l.pipeline);
 }
 
 void planFusionPass(LoweredPipeline& l) {
@@ -24,6 +29,10 @@ const std::vector<Pass>& passList() {
        "C: every operation whose operands are constants is a constant, computed as the "
        "evaluator computes it (gcc would fold them its own way)",
        foldConstantsPass},
+      {"fuse-reductions",
+       "with fusion on, a stage read only by a reduction, at the point reduced, is computed "
+       "inside the reduction's loop and never stored",
+       fuseReductionsPass},
       {"plan-fusion",
        "every computed stage is the sink of one group or a member of one, with its halo, the "
        "group's tile and which members are recomputed where they are read (seed 003)",

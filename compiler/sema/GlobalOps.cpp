@@ -32,7 +32,7 @@ ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int di
   read->producer = src;
   read->axes.resize(static_cast<size_t>(in.rank()));
   pc.body.result = read;
-  s.origin = std::string(ir::reduceOpName(op)) + "(" + in.name +
+  s.origin = std::string(ir::reduceOpName(op)) + "(" + ir::userText(p, src) +
              (s.reduction.dim >= 0 ? ", " + std::to_string(dim) : std::string()) + ")";
   return s;
 }

@@ -1,0 +1,139 @@
+#include "passes/FuseReductions.h"
+
+#include <set>
+
+#include "ir/Edges.h"
+#include "passes/FusionPlan.h"
+
+namespace formac::passes {
+namespace {
+
+using ir::Expr;
+using ir::ExprPtr;
+
+// `e` with reads of `stage` replaced by `with` and locals shifted by `shift`;
+// unchanged subtrees are shared.
+ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
+  if (e->kind == Expr::ImageRead && e->producer == stage) return with;
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(rewrite(a, stage, with, shift));
+    changed = changed || args.back() != a;
+  }
+  if (!changed && !(e->kind == Expr::Local && shift != 0)) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->args = std::move(args);
+  if (copy->kind == Expr::Local) copy->local += shift;
+  return copy;
+}
+
+bool coversWholeExtent(const ir::Pipeline& p, const ir::Stage& s) {
+  if (!isWholeStencil(p, s)) return false;
+  const ir::Piece& pc = s.pieces[0];
+  int np = static_cast<int>(p.params.size());
+  for (size_t d = 0; d < pc.axes.size(); ++d) {
+    long long lo;
+    if (!ir::isConst(pc.validLo[d], &lo) || lo != 0) return false;
+    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
+  }
+  return true;
+}
+
+// A producer of reduction `r` that may be absorbed into it, or -1. Stages in
+// `dead` were absorbed already: their reads no longer count.
+int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::Edge>& edges,
+               const std::set<int>& dead) {
+  std::set<int> outputs(p.outputs.begin(), p.outputs.end());
+  std::set<int> candidates, refused;
+  ir::forEachExpr(r.reduction.input.body, [&](const Expr& e) {
+    if (e.kind == Expr::IndexRead) refused.insert(e.producer);
+    if (e.kind != Expr::ImageRead) return;
+    (readsOwnPoint(e) && e.field < 0 ? candidates : refused).insert(e.producer);
+  });
+  for (int c : candidates) {
+    const ir::Stage& s = p.stages[static_cast<size_t>(c)];
+    if (refused.count(c) || outputs.count(c) || s.kind != ir::Stage::Computed || !coversWholeExtent(p, s)) continue;
+    bool onlyHere = true;
+    for (const auto& e : edges)
+      onlyHere = onlyHere && (e.producer != c || e.consumer == r.id || dead.count(e.consumer));
+    if (onlyHere) return c;
+  }
+  return -1;
+}
+
+void absorb(ir::Pipeline& p, int reduction, int producer) {
+  const ir::Body& from = p.stages[static_cast<size_t>(producer)].pieces[0].body;
+  ir::Body& into = p.stages[static_cast<size_t>(reduction)].reduction.input.body;
+  ir::Body merged;
+  merged.lets = from.lets;
+  int at = static_cast<int>(merged.lets.size());
+  merged.lets.push_back(ir::Let{p.stages[static_cast<size_t>(producer)].name, from.result->type, from.result});
+  auto value = std::make_shared<Expr>();
+  value->kind = Expr::Local;
+  value->type = from.result->type;
+  value->local = at;
+  for (const auto& l : into.lets)
+    merged.lets.push_back(ir::Let{l.name, l.type, rewrite(l.value, producer, value, at + 1)});
+  merged.result = rewrite(into.result, producer, value, at + 1);
+  into = std::move(merged);
+}
+
+ExprPtr renumber(const ExprPtr& e, const std::vector<int>& newId) {
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(renumber(a, newId));
+    changed = changed || args.back() != a;
+  }
+  bool reads = e->kind == Expr::ImageRead || e->kind == Expr::IndexRead;
+  if (!changed && !(reads && newId[static_cast<size_t>(e->producer)] != e->producer)) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->args = std::move(args);
+  if (reads) copy->producer = newId[static_cast<size_t>(e->producer)];
+  return copy;
+}
+
+// Removes the stages in `dead` (read by nothing that stays).
+void removeStages(ir::Pipeline& p, const std::set<int>& dead) {
+  std::vector<int> newId(p.stages.size(), -1);
+  std::vector<ir::Stage> kept;
+  for (auto& s : p.stages) {
+    if (dead.count(s.id)) continue;
+    newId[static_cast<size_t>(s.id)] = static_cast<int>(kept.size());
+    kept.push_back(std::move(s));
+  }
+  for (auto& s : kept) {
+    s.id = newId[static_cast<size_t>(s.id)];
+    ir::forEachPiece(s, [&](ir::Piece& pc) {
+      for (auto& l : pc.body.lets) l.value = renumber(l.value, newId);
+      pc.body.result = renumber(pc.body.result, newId);
+    });
+  }
+  p.stages = std::move(kept);
+  for (auto& in : p.inputs)
+    if (in.kind == ir::EntryArg::Image) in.index = newId[static_cast<size_t>(in.index)];
+  for (int& o : p.outputs) o = newId[static_cast<size_t>(o)];
+}
+
+}  // namespace
+
+void fuseReductions(ir::Pipeline& p) {
+  std::set<int> dead;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<ir::Edge> edges = ir::collectEdges(p);
+    for (const auto& s : p.stages) {
+      if (s.kind != ir::Stage::Reduce) continue;
+      int producer = absorbable(p, s, edges, dead);
+      if (producer < 0 || dead.count(producer)) continue;
+      absorb(p, s.id, producer);
+      dead.insert(producer);
+      changed = true;
+      break;
+    }
+  }
+  if (!dead.empty()) removeStages(p, dead);
+}
+
+}  // namespace formac::passes
