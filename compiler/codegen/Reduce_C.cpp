@@ -39,6 +39,7 @@ struct Accumulation {
   std::string add;       // statement adding formac_v
   std::string finish;    // the chunk's partial, an expression
   std::string combine;   // statements leaving the value of partials[0..n) in formac_r
+  bool lanes = false;    // a floating sum: formac_lane[32]
 };
 
 Accumulation accumulation(const ir::Stage& s) {
@@ -53,6 +54,7 @@ Accumulation accumulation(const ir::Stage& s) {
     case ReduceOp::Sum:
       if (isFloating(elem)) {
         a.partialType = "double";
+        a.lanes = true;
         a.init = "double formac_lane[" + lanes + "];\nint formac_j;\n"
                  "for (formac_j = 0; formac_j < " + lanes + "; ++formac_j) formac_lane[formac_j] = 0.0;\n";
         a.add = "formac_lane[formac_k & " + str(ir::kSumLanes - 1) + "] += (double)formac_v;\n";
@@ -71,20 +73,29 @@ Accumulation accumulation(const ir::Stage& s) {
       bool isMax = s.reduction.op == ReduceOp::Max;
       a.partialType = T;
       if (isFloating(elem)) {
-        // NaN is the identity of formac_max_f and friends (reducePrelude).
-        std::string fn = std::string(isMax ? "formac_max_total_" : "formac_min_total_") +
-                         (elem == ScalarKind::Float ? "f" : "d");
-        a.init = T + " formac_acc = NAN;\n";
-        a.add = "formac_acc = " + fn + "(formac_acc, formac_v);\n";
+        // In a chunk: the order-preserving integer key of each value that
+        // is not NaN (formac_key_f, reducePrelude), so that the loop is a
+        // plain integer max a compiler vectorizes; the chunk's partial is a
+        // value again (NaN when it had none). The partials combine with
+        // formac_max_total_f, where NaN is the identity.
+        bool f32 = elem == ScalarKind::Float;
+        std::string suf = f32 ? "f" : "d", K = f32 ? "int" : "long long";
+        std::string fn = std::string(isMax ? "formac_max_total_" : "formac_min_total_") + suf;
+        std::string lim = f32 ? (isMax ? "(-2147483647 - 1)" : "2147483647")
+                              : (isMax ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL");
+        a.init = K + " formac_acc = " + lim + ";\nint formac_seen = 0;\n";
+        a.add = "formac_acc = formac_v == formac_v && formac_key_" + suf + "(formac_v)" + (isMax ? " > " : " < ") +
+                "formac_acc ? formac_key_" + suf + "(formac_v) : formac_acc;\nformac_seen |= formac_v == formac_v;\n";
+        a.finish = "formac_seen ? formac_unkey_" + suf + "(formac_acc) : NAN";
         a.combine = fold(std::string("formac_chunks == 0 ? ") + (isMax ? "-INFINITY" : "INFINITY") + " : NAN",
                          "formac_r = " + fn + "(formac_r, formac_p[formac_i]);");
       } else {
         std::string identity = integerLimit(elem, !isMax), cmp = isMax ? " > " : " < ";
         a.init = T + " formac_acc = " + identity + ";\n";
-        a.add = "if (formac_v" + cmp + "formac_acc) formac_acc = formac_v;\n";
+        a.add = "formac_acc = formac_v" + cmp + "formac_acc ? formac_v : formac_acc;\n";
         a.combine = fold(identity, "if (formac_p[formac_i]" + cmp + "formac_r) formac_r = formac_p[formac_i];");
       }
-      a.finish = "formac_acc";
+      if (!isFloating(elem)) a.finish = "formac_acc";
       break;
     }
     case ReduceOp::Count:
@@ -151,9 +162,13 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   }
   if (outs.empty()) outs = "1";
   Accumulation a = accumulation(s);
-  std::string chunk = str(ir::kSumChunk), elem = cType(domain.type);
+  std::string chunk = str(ir::kSumChunk), elem = cType(domain.type), mask = str(ir::kSumLanes - 1);
+  // The dimension a run of points goes along: the last (whole image) or the
+  // reduced one. A chunk is a sequence of runs, each within one line of it.
+  int run = r.dim < 0 ? rank - 1 : r.dim;
+  std::string qr = q(run);
 
-  // Lattice indices at the chunk's first point, and the step to the next.
+  // Lattice indices at the chunk's first point.
   std::string start = "long long formac_rest = " + std::string(r.dim < 0 ? "formac_c * " + chunk : "formac_o") + ";\n";
   for (int d = rank - 1; d >= 0; --d) {
     if (d == r.dim) continue;
@@ -165,18 +180,19 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   for (int d = 0; d < rank; ++d)
     decl += std::string(d ? "," : "") + " " + q(d) + " = " + (d == r.dim ? "formac_c * " + chunk : q(d) + "_at");
   start += decl + ";\n(void)formac_rest;\n";
-  std::string step;
-  if (r.dim >= 0) {
-    step = "++" + q(r.dim) + ";\n";
-  } else {
-    std::string pad;
-    for (int d = rank - 1; d > 0; --d, pad += "  ")
-      step += pad + "if (++" + q(d) + " == " + count(d) + ") {\n" + pad + "  " + q(d) + " = 0;\n";
-    step += pad + "++q0;\n";
-    for (int d = 1; d < rank; ++d) {
+  // After a run that ended its line (whole image): the next line.
+  std::string carry;
+  if (r.dim < 0 && rank > 1) {
+    std::string pad = "  ";
+    carry = "if (" + qr + " == " + count(run) + ") {\n  " + qr + " = 0;\n";
+    for (int d = rank - 2; d > 0; --d, pad += "  ")
+      carry += pad + "if (++" + q(d) + " == " + count(d) + ") {\n" + pad + "  " + q(d) + " = 0;\n";
+    carry += pad + "++q0;\n";
+    for (int d = rank - 2; d > 0; --d) {
       pad.resize(pad.size() - 2);
-      step += pad + "}\n";
+      carry += pad + "}\n";
     }
+    carry += "}\n";
   }
 
   LoopNestOptions lo;
@@ -186,7 +202,24 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   lo.names = &n;
   lo.openmp = f.openmp;
   lo.resultVariable = "formac_v";
-  std::string point = emitPointBody(lo, true, "");
+  // Without boundary-mode reads every point is read unchecked, and the runs
+  // are loops a C compiler vectorizes; otherwise each point resolves its reads.
+  bool checked = needsBorderChecks(lo);
+  std::string point = elem + " formac_v;\n" + emitPointBody(lo, checked, "");
+  std::string runs;
+  if (a.lanes && !checked && run == rank - 1) {
+    // Lane k & 31 takes point k: whole blocks of 32 points from a k that
+    // is a multiple of 32 go lane by lane in one vectorizable loop.
+    runs = "for (; " + qr + " < formac_x1 && (formac_k & " + mask + "); ++" + qr + ", ++formac_k) {\n" +
+           indent(point + a.add, "  ") + "}\n" +
+           "for (; " + qr + " + " + str(ir::kSumLanes) + " <= formac_x1; " + qr + " += " + str(ir::kSumLanes) +
+           ", formac_k += " + str(ir::kSumLanes) + ") {\n"
+           "  const long long formac_q = " + qr + ";\n  int formac_j;\n"
+           "  for (formac_j = 0; formac_j < " + str(ir::kSumLanes) + "; ++formac_j) {\n"
+           "    const long long " + qr + " = formac_q + formac_j;\n" +
+           indent(point + "formac_lane[formac_j] += (double)formac_v;\n", "    ") + "  }\n}\n";
+  }
+  runs += "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n" + indent(point + a.add, "  ") + "}\n";
 
   std::string out = n.stage[static_cast<size_t>(s.id)];
   std::string t = "static void " + f.name + "(" + f.parameters + ") {\n";
@@ -200,12 +233,14 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
        "    const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
        "    const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
        " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
-       "    long long formac_k;\n";
+       "    long long formac_k = formac_c * " + chunk + ";\n";
   t += indent(start + a.init, "    ");
   t += "    (void)formac_o;\n"
-       "    for (formac_k = formac_c * " + chunk + "; formac_k < formac_end; ++formac_k) {\n"
-       "      " + elem + " formac_v;\n" +
-       indent(point + a.add + step, "      ") +
+       "    while (formac_k < formac_end) {\n"
+       "      /* A run: the chunk's points left in this line. */\n"
+       "      const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
+       " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
+       indent(runs + carry, "      ") +
        "    }\n"
        "    formac_partials[formac_w] = " + a.finish + ";\n  }\n";
   if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel for schedule(static) if (formac_outs > 1))\n";
@@ -238,6 +273,17 @@ std::string reducePrelude(const std::string& qualifier) {
       "  return n == 1 ? p[0] : 0.0;\n}\n"
       "/* min and max of floating values in a total order: NaN is skipped (the\n"
       "   identity), -0 is below +0. */\n";
+  t += "/* An integer key per floating value whose order is the values' (-0\n"
+       "   below +0), and back. */\n";
+  for (const char* suf : {"f", "d"}) {
+    bool f32 = std::string(suf) == "f";
+    std::string T = f32 ? "float" : "double", K = f32 ? "int" : "long long", bytes = f32 ? "4" : "8",
+                shift = f32 ? "31" : "63", mag = f32 ? "0x7fffffff" : "0x7fffffffffffffffLL";
+    t += q + K + " formac_key_" + suf + "(" + T + " v) {\n  " + K + " b;\n  memcpy(&b, &v, " + bytes +
+         ");\n  return b ^ ((b >> " + shift + ") & " + mag + ");\n}\n";
+    t += q + T + " formac_unkey_" + suf + "(" + K + " k) {\n  " + K + " b = k ^ ((k >> " + shift + ") & " + mag +
+         ");\n  " + T + " v;\n  memcpy(&v, &b, " + bytes + ");\n  return v;\n}\n";
+  }
   for (const char* suf : {"f", "d"}) {
     std::string T = std::string(suf) == "f" ? "float" : "double";
     t += q + T + " formac_max_total_" + suf + "(" + T + " a, " + T + " b) {\n"
