@@ -1,5 +1,7 @@
 #include "codegen/Reduce_C.h"
 
+#include <cstdio>
+
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
 
@@ -20,6 +22,15 @@ ir::Stage domainStage(const ir::Stage& s) {
   for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
   d.pieces.push_back(s.reduction.input);
   return d;
+}
+
+// A double constant as C reads it back exactly.
+std::string doubleLiteral(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string t = buf;
+  if (t.find_first_of(".en") == std::string::npos) t += ".0";
+  return v < 0 ? "(" + t + ")" : t;
 }
 
 std::string integerLimit(ScalarKind k, bool highest) {
@@ -98,6 +109,40 @@ Accumulation accumulation(const ir::Stage& s) {
       if (!isFloating(elem)) a.finish = "formac_acc";
       break;
     }
+    case ReduceOp::Histogram: {
+      // Integers of 8 or 16 bits: each possible value's bin, computed once
+      // by the rule (-1: not counted); other types compute it per point.
+      const ir::Reduction& r = s.reduction;
+      std::string lo = doubleLiteral(r.lo), hi = doubleLiteral(r.hi), bins = str(r.bins);
+      auto binOf = [&](const std::string& x) {
+        return "const double formac_b = floor((" + x + " - " + lo + ") * " + bins + ".0 / (" + hi + " - " + lo + "));\n";
+      };
+      auto counted = [&](const std::string& x) {
+        return x + " >= " + lo + " && " + x + " < " + hi + " && formac_b >= 0.0 && formac_b < " + bins + ".0";
+      };
+      a.partialType = "long long";
+      bool small = elem == ScalarKind::Int8 || elem == ScalarKind::Int16 || elem == ScalarKind::Uint16;
+      if (small) {
+        long long vlo, vhi;
+        integerRange(elem, &vlo, &vhi);
+        std::string n = str(vhi - vlo + 1), base = str(-vlo);
+        a.init = "int* formac_lut = (int*)malloc(" + n + " * sizeof(int));\n"
+                 "long long formac_i;\n"
+                 "for (formac_i = 0; formac_lut && formac_i < " + n + "; ++formac_i) {\n"
+                 "  const double formac_x = (double)(formac_i - " + base + ");\n  " + binOf("formac_x") +
+                 "  formac_lut[formac_i] = " + counted("formac_x") + " ? (int)formac_b : -1;\n}\n";
+        a.add = "{\n  int formac_l;\n"
+                "  if (formac_lut) {\n    formac_l = formac_lut[(long long)formac_v + " + base + "];\n  } else {\n"
+                "    const double formac_x = (double)formac_v;\n    " + binOf("formac_x") +
+                "    formac_l = " + counted("formac_x") + " ? (int)formac_b : -1;\n  }\n"
+                "  if (formac_l >= 0) ++formac_h[formac_l];\n}\n";
+        a.finish = "free(formac_lut);\n";
+      } else {
+        a.add = "{\n  const double formac_x = (double)formac_v;\n  " + binOf("formac_x") + "  if (" +
+                counted("formac_x") + ") ++formac_h[(long long)formac_b];\n}\n";
+      }
+      break;
+    }
     case ReduceOp::Count:
       a.partialType = "long long";
       a.init = "long long formac_acc = 0;\n";
@@ -136,6 +181,7 @@ std::string indent(const std::string& text, const std::string& ind) {
 std::string reducePartialType(const ir::Stage& s) { return accumulation(s).partialType; }
 
 std::string reducePartialCount(const ir::Pipeline& p, const Names& n, const ir::Stage& s) {
+  if (s.reduction.op == ReduceOp::Histogram) return "(size_t)1";  // a histogram per thread instead
   std::string len = "1", outs = "1";
   const auto& axes = s.reduction.input.axes;
   for (size_t d = 0; d < axes.size(); ++d) {
@@ -228,21 +274,50 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
        "  const long long formac_outs = " + outs + ";\n"
        "  const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk + ";\n"
        "  long long formac_w;\n";
-  if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel for schedule(static))\n";
-  t += "  for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
-       "    const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
-       "    const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
-       " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
-       "    long long formac_k = formac_c * " + chunk + ";\n";
-  t += indent(start + a.init, "    ");
-  t += "    (void)formac_o;\n"
-       "    while (formac_k < formac_end) {\n"
-       "      /* A run: the chunk's points left in this line. */\n"
-       "      const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
-       " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
-       indent(runs + carry, "      ") +
-       "    }\n"
-       "    formac_partials[formac_w] = " + a.finish + ";\n  }\n";
+  bool histogram = r.op == ReduceOp::Histogram;
+  std::string bins = str(r.bins);
+  if (histogram) {
+    // A histogram per thread, added up at the end: no contention whatever
+    // the values (every value in one bin included).
+    t += "  int formac_nt = formac_max_threads();\n"
+         "  long long* formac_hs = (long long*)calloc((size_t)formac_nt * " + bins + ", sizeof(long long));\n"
+         "  (void)formac_partials;\n"
+         "  if (!formac_hs) {\n    formac_nt = 1;\n    formac_hs = " + out + ";\n"
+         "    memset(" + out + ", 0, " + bins + " * sizeof(long long));\n  }\n" +
+         indent(a.init, "  ");
+    if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n";
+    t += "  {\n    long long* formac_h = formac_hs + (size_t)formac_thread_num() * " + bins + ";\n";
+    if (f.openmp) t += "    FORMAC_PRAGMA(omp for schedule(static))\n";
+  } else if (f.openmp) {
+    t += "  FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+  }
+  std::string loop =
+      "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
+      "  const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
+      "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
+      " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
+      "  long long formac_k = formac_c * " + chunk + ";\n" +
+      indent(start + (histogram ? "" : a.init), "  ") +
+      "  (void)formac_o;\n"
+      "  while (formac_k < formac_end) {\n"
+      "    /* A run: the chunk's points left in this line. */\n"
+      "    const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
+      " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
+      indent(runs + carry, "    ") +
+      "  }\n" + (histogram ? "" : "  formac_partials[formac_w] = " + a.finish + ";\n") + "}\n";
+  if (histogram) {
+    t += indent(loop, "    ") + "  }\n"
+         "  if (formac_hs != " + out + ") {\n"
+         "    long long formac_b;\n"
+         "    for (formac_b = 0; formac_b < " + bins + "; ++formac_b) {\n"
+         "      long long formac_n = 0;\n      int formac_t;\n"
+         "      for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_n += formac_hs[(size_t)formac_t * " + bins +
+         " + formac_b];\n"
+         "      " + out + "[formac_b] = formac_n;\n    }\n    free(formac_hs);\n  }\n" +
+         indent(a.finish, "  ") + "}\n\n";
+    return t;
+  }
+  t += indent(loop, "  ");
   if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel for schedule(static) if (formac_outs > 1))\n";
   t += "  for (formac_w = 0; formac_w < formac_outs; ++formac_w) {\n"
        "    " + a.partialType + "* formac_p = formac_partials + formac_w * formac_chunks;\n" +

@@ -334,7 +334,7 @@ class Interpreter {
     size_t rank = pc.axes.size();
     std::vector<long long> count(rank), q(rank, 0);
     for (size_t d = 0; d < rank; ++d) count[d] = ir::evalSize(pc.axes[d].count, in_.params);
-    std::vector<std::vector<Val>> values(b.elementCount());
+    std::vector<std::vector<Val>> values(r.op == ir::ReduceOp::Histogram ? 1 : b.elementCount());
     bool empty = false;
     for (long long c : count) empty = empty || c <= 0;
     while (!empty) {
@@ -351,6 +351,16 @@ class Interpreter {
       if (d == 0) break;
     }
     size_t elem = typeSize(s.type);
+    if (r.op == ir::ReduceOp::Histogram) {
+      std::vector<int64_t> counts(static_cast<size_t>(r.bins), 0);
+      for (const Val& v : values[0]) {
+        double x = isFloating(v.kind) ? v.f : static_cast<double>(v.i);
+        double bin = std::floor((x - r.lo) * static_cast<double>(r.bins) / (r.hi - r.lo));
+        if (x >= r.lo && x < r.hi && bin >= 0 && bin < static_cast<double>(r.bins)) ++counts[static_cast<size_t>(bin)];
+      }
+      for (size_t k = 0; k < counts.size(); ++k) storeScalar(b.bytes.data() + k * elem, makeInt(ScalarKind::Int64, counts[k]));
+      return;
+    }
     for (size_t o = 0; o < values.size(); ++o)
       storeScalar(b.bytes.data() + o * elem, combine(r.op, s.type.scalar, pc.body.result->type.scalar, values[o]));
   }
@@ -391,6 +401,7 @@ class Interpreter {
         for (const Val& a : v) n += truthy(a) ? 1 : 0;
         return makeInt(result, n);
       }
+      case ir::ReduceOp::Histogram: break;
       case ir::ReduceOp::Any:
       case ir::ReduceOp::All: {
         bool all = true, any = false;

@@ -58,6 +58,7 @@ const char* reduceOpName(ReduceOp op) {
     case ReduceOp::Count: return "count";
     case ReduceOp::Any: return "any";
     case ReduceOp::All: return "all";
+    case ReduceOp::Histogram: return "histogram";
   }
   return "?";
 }
@@ -67,7 +68,8 @@ ScalarKind reduceResultType(ReduceOp op, ScalarKind element) {
     case ReduceOp::Sum: return isFloating(element) ? ScalarKind::Double : ScalarKind::Int64;
     case ReduceOp::Min:
     case ReduceOp::Max: return element;
-    case ReduceOp::Count: return ScalarKind::Int64;
+    case ReduceOp::Count:
+    case ReduceOp::Histogram: return ScalarKind::Int64;
     case ReduceOp::Any:
     case ReduceOp::All: return ScalarKind::Int;
   }

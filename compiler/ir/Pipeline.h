@@ -43,6 +43,10 @@
 //      Count  int64: the values != 0 (NaN counts).
 //      Any    int: 1 if some value != 0, else 0.
 //      All    int: 1 if every value != 0 (an empty domain too), else 0.
+//      Histogram  int64[bins] (dim is -1, the stage has rank 1): value v
+//             counts in bin b = floor(((double)v - lo) * bins / (hi - lo)),
+//             computed in double in that order, when lo <= v < hi and
+//             0 <= b < bins; other values (NaN too) are not counted.
 //    The values run in row-major order of q (along d: in order of q[d]).
 #pragma once
 
@@ -150,7 +154,7 @@ struct Piece {
 constexpr long long kSumChunk = 2048;
 constexpr int kSumLanes = 32;
 
-enum class ReduceOp { Sum, Min, Max, Count, Any, All };
+enum class ReduceOp { Sum, Min, Max, Count, Any, All, Histogram };
 const char* reduceOpName(ReduceOp op);  // the language's spelling: "sum"
 // The result type of `op` over images of `element` (a scalar type).
 ScalarKind reduceResultType(ReduceOp op, ScalarKind element);
@@ -159,6 +163,8 @@ struct Reduction {
   ReduceOp op = ReduceOp::Sum;
   int dim = -1;  // -1: every point; else the dimension combined
   Piece input;   // lattice: the reduced domain; body: the value at each point
+  long long bins = 0;         // Histogram
+  double lo = 0.0, hi = 0.0;  // Histogram: the range counted, [lo, hi)
 };
 
 struct Stage {

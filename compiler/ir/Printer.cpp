@@ -151,7 +151,11 @@ std::string printPipeline(const Pipeline& p) {
     os << "  // " << s.origin << " (line " << s.loc.line << ")\n";
     if (s.kind == Stage::Reduce)
       os << "  reduce " << reduceOpName(s.reduction.op)
-         << (s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim)) << " of\n";
+         << (s.reduction.op == ReduceOp::Histogram
+                 ? " " + std::to_string(s.reduction.bins) + " bins [" + shortest(s.reduction.lo, false) + ", " +
+                       shortest(s.reduction.hi, false) + ")"
+                 : s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim))
+         << " of\n";
     forEachPiece(s, [&](const Piece& pc) {
       os << "  piece";
       for (const auto& a : pc.axes)

@@ -59,7 +59,10 @@ void verify(const Pipeline& p) {
       int domainRank = static_cast<int>(r.input.axes.size());
       check(s.pieces.empty(), s, "a reduction has pieces");
       check(r.dim >= -1 && r.dim < domainRank, s, "reduces a dimension its domain lacks");
-      check(s.rank() == (r.dim < 0 ? 0 : domainRank - 1), s, "reduction rank differs from its domain's");
+      if (r.op == ReduceOp::Histogram)
+        check(r.dim == -1 && s.rank() == 1 && r.bins > 0 && r.lo < r.hi, s, "malformed histogram");
+      else
+        check(s.rank() == (r.dim < 0 ? 0 : domainRank - 1), s, "reduction rank differs from its domain's");
       check(r.input.body.result && !r.input.body.result->type.isStruct(), s, "reduces a struct");
       check(s.type == Type::of(reduceResultType(r.op, r.input.body.result->type.scalar)), s,
             "reduction type differs from its op's");

@@ -1,5 +1,6 @@
 // Sema's driver: walks the program's declarations and statements, creating
 // one ir::Stage per image definition (see Sema.h).
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -560,9 +561,10 @@ class PipelineBuilder {
       return inlineVectorFn(*vf->second, e, sc);
     }
     if (auto op = sema::reductionNamed(e.name)) return reductionValue(e, *op, sc);
+    if (e.name == "histogram") return histogramValue(e, sc);
     std::vector<std::string> fns = keys(stencils_);
     for (const auto& [name, def] : vectorFns_) fns.push_back(name);
-    for (const char* builtin : {"sum", "min", "max", "count", "any", "all"}) fns.push_back(builtin);
+    for (const char* builtin : {"sum", "min", "max", "count", "any", "all", "histogram"}) fns.push_back(builtin);
     unknown(e.name, e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, fns));
   }
 
@@ -573,32 +575,19 @@ class PipelineBuilder {
     if (e.args.empty() || e.args.size() > 2)
       userError(e.loc, "'" + fn + "' takes an image and optionally a dimension: '" + fn + "(img)' or '" + fn +
                            "(img, 0)'");
-    const ast::CallArg& a = e.args[0];
-    if (a.literal) userError(a.loc, "'" + fn + "' reduces an image, but a number is given");
-    if (a.boundary.mode != ast::BoundaryMode::None)
-      userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
-                                "effect there");
-    Value v = vexpr(*a.value, sc);
-    if (v.kind != Value::Image) userError(a.loc, "'" + fn + "' reduces an image, but a scalar is given");
-    const Stage& img = stage(v.stage);
-    if (img.type.isStruct())
-      userError(a.loc, "'" + fn + "' reduces an image of numbers, but " + shown(v.stage) + " holds '" +
-                           img.type.name() + "'; reduce one field ('" + userText(v.stage) + "." +
-                           img.type.structType->fields[0].name + "')");
+    int src = globalOperand(fn, e.args[0], sc);
+    const Stage& img = stage(src);
     int dim = -1;
     if (e.args.size() == 2) {
       const ast::CallArg& d = e.args[1];
       if (!d.literal || d.literal->kind != ast::Expr::IntLit)
         userError(d.loc, "the dimension '" + fn + "' reduces along must be an integer literal (0 is the first)");
       if (d.literal->intValue < 0 || d.literal->intValue >= img.rank())
-        userError(d.loc, shown(v.stage) + " has rank " + std::to_string(img.rank()) + ", so it has no dimension " +
+        userError(d.loc, shown(src) + " has rank " + std::to_string(img.rank()) + ", so it has no dimension " +
                              std::to_string(d.literal->intValue) + " (0 is the first)");
       dim = static_cast<int>(d.literal->intValue);
     }
-    used_.insert(v.stage);
-    Stage r = sema::reductionStage(p_, op, v.stage, dim, e.loc);
-    r.name = "_t" + std::to_string(p_.stages.size());
-    int id = addStage(std::move(r));
+    int id = addStage(sema::reductionStage(p_, op, src, dim, e.loc));
     if (stage(id).rank() > 0) return imageValue(id);
     Value out;
     out.kind = Value::Scalar;
@@ -608,6 +597,55 @@ class PipelineBuilder {
   }
 
   std::string userText(int id) const { return ir::userText(p_, id); }
+
+  // The image argument of a global operation `fn`: an image of numbers, read
+  // without a boundary condition.
+  int globalOperand(const std::string& fn, const ast::CallArg& a, Scope& sc) {
+    if (a.literal) userError(a.loc, "'" + fn + "' takes an image, but a number is given");
+    if (a.boundary.mode != ast::BoundaryMode::None)
+      userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
+                                "effect there");
+    Value v = vexpr(*a.value, sc);
+    if (v.kind != Value::Image) userError(a.loc, "'" + fn + "' takes an image, but a scalar is given");
+    const Stage& img = stage(v.stage);
+    if (img.type.isStruct())
+      userError(a.loc, "'" + fn + "' takes an image of numbers, but " + shown(v.stage) + " holds '" +
+                           img.type.name() + "'; give it one field ('" + userText(v.stage) + "." +
+                           img.type.structType->fields[0].name + "')");
+    used_.insert(v.stage);
+    return v.stage;
+  }
+
+  static double numberArgument(const ast::CallArg& a, const std::string& what) {
+    if (!a.literal) userError(a.loc, what + " must be a number literal");
+    return a.literal->kind == ast::Expr::IntLit ? static_cast<double>(a.literal->intValue) : a.literal->floatValue;
+  }
+
+  // `histogram(img, BINS, LO, HI)` (LANGUAGE.md §7): int64[BINS].
+  Value histogramValue(const ast::VExpr& e, Scope& sc) {
+    if (e.args.size() != 4)
+      userError(e.loc, "'histogram' takes an image, a bin count and a range: 'histogram(img, 256, 0, 256)'");
+    int src = globalOperand("histogram", e.args[0], sc);
+    const ast::CallArg& b = e.args[1];
+    if (!b.literal || b.literal->kind != ast::Expr::IntLit)
+      userError(b.loc, "the bin count of 'histogram' must be an integer literal");
+    constexpr long long kMaxBins = 1LL << 24;
+    if (b.literal->intValue < 1 || b.literal->intValue > kMaxBins)
+      userError(b.loc, "a histogram has 1 to " + std::to_string(kMaxBins) + " bins, not " +
+                           std::to_string(b.literal->intValue));
+    double lo = numberArgument(e.args[2], "the low end of 'histogram''s range");
+    double hi = numberArgument(e.args[3], "the high end of 'histogram''s range");
+    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
+      userError(e.args[2].loc, "the range of 'histogram' must be finite with LO < HI, not [" + fmtNumber(lo) + ", " +
+                                   fmtNumber(hi) + ")");
+    return imageValue(addStage(sema::histogramStage(p_, src, b.literal->intValue, lo, hi, e.loc)));
+  }
+
+  static std::string fmtNumber(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  }
 
   // A literal argument for a scalar parameter of type `k`: converted, and an
   // error where it does not fit (LANGUAGE.md §7).

@@ -1,5 +1,7 @@
 #include "sema/GlobalOps.h"
 
+#include <cstdio>
+
 namespace formac::sema {
 
 std::optional<ir::ReduceOp> reductionNamed(const std::string& fn) {
@@ -12,6 +14,7 @@ std::optional<ir::ReduceOp> reductionNamed(const std::string& fn) {
 ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int dim, const SourceLoc& loc) {
   const ir::Stage& in = p.stages[static_cast<size_t>(src)];
   ir::Stage s;
+  s.name = "_t" + std::to_string(p.stages.size());  // define() gives it the program's name
   s.kind = ir::Stage::Reduce;
   s.loc = loc;
   s.reduction.op = op;
@@ -34,6 +37,18 @@ ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int di
   pc.body.result = read;
   s.origin = std::string(ir::reduceOpName(op)) + "(" + ir::userText(p, src) +
              (s.reduction.dim >= 0 ? ", " + std::to_string(dim) : std::string()) + ")";
+  return s;
+}
+
+ir::Stage histogramStage(const ir::Pipeline& p, int src, long long bins, double lo, double hi, const SourceLoc& loc) {
+  ir::Stage s = reductionStage(p, ir::ReduceOp::Histogram, src, -1, loc);
+  s.reduction.bins = bins;
+  s.reduction.lo = lo;
+  s.reduction.hi = hi;
+  s.extent = {ir::sizeConst(bins)};
+  char range[96];
+  std::snprintf(range, sizeof range, ", %lld, %.17g, %.17g)", bins, lo, hi);
+  s.origin = "histogram(" + ir::userText(p, src) + range;
   return s;
 }
 

@@ -18,6 +18,10 @@ std::optional<ir::ReduceOp> reductionNamed(const std::string& fn);
 // numbered by the caller. `src` is a scalar image.
 ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int dim, const SourceLoc& loc);
 
+// The histogram stage of `src` (LANGUAGE.md §7): int64[bins] counting the
+// values in [lo, hi).
+ir::Stage histogramStage(const ir::Pipeline& p, int src, long long bins, double lo, double hi, const SourceLoc& loc);
+
 // The rank-0 read of a scalar stage (a reduction), as a later stage reads it.
 ir::ExprPtr scalarStageRead(const ir::Pipeline& p, int stage);
 
