@@ -200,6 +200,10 @@ std::string outputExtentComment(const ir::Pipeline& p, const Names& n) {
   std::string t;
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     const ir::Stage& s = p.stages[static_cast<size_t>(p.outputs[i])];
+    if (s.rank() == 0) {
+      t += "/* " + outputName(p, i) + ": one " + cType(s.type) + " (" + s.origin + ") */\n";
+      continue;
+    }
     t += "/* " + outputName(p, i) + ": " + cType(s.type) + "[";
     for (int d = 0; d < s.rank(); ++d)
       t += (d ? "][" : "") + ir::printSize(s.extent[static_cast<size_t>(d)], n.param);
