@@ -310,6 +310,8 @@ class CGen {
         os << "  ws->" << nm << " = (" << T << "*)malloc((" << reducePartialCount(p_, n_, s) << " + 1) * sizeof(" << T
            << "));\n"
            << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
+        if (s.reduction.op == ir::ReduceOp::TopK)
+          os << "  ws->" << nm << "[0] = formac_max_threads();  /* the threads its heaps are for */\n";
       }
     if (anyFused) {
       os << "  /* Tiles of the fused groups, sized for this machine's L2 cache. */\n"

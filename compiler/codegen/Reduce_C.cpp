@@ -143,6 +143,10 @@ Accumulation accumulation(const ir::Stage& s) {
       }
       break;
     }
+    case ReduceOp::Where:
+    case ReduceOp::TopK:
+      a.partialType = "long long";
+      break;
     case ReduceOp::Count:
       a.partialType = "long long";
       a.init = "long long formac_acc = 0;\n";
@@ -182,6 +186,9 @@ std::string reducePartialType(const ir::Stage& s) { return accumulation(s).parti
 
 std::string reducePartialCount(const ir::Pipeline& p, const Names& n, const ir::Stage& s) {
   if (s.reduction.op == ReduceOp::Histogram) return "(size_t)1";  // a histogram per thread instead
+  // TopK: the thread count, each thread's heap size, and its heap of k (key, index) pairs.
+  if (s.reduction.op == ReduceOp::TopK)
+    return "(size_t)(formac_max_threads() + 1) * (size_t)(2 * " + str(s.reduction.bins) + " + 1)";
   std::string len = "1", outs = "1";
   const auto& axes = s.reduction.input.axes;
   for (size_t d = 0; d < axes.size(); ++d) {
@@ -252,20 +259,39 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   // are loops a C compiler vectorizes; otherwise each point resolves its reads.
   bool checked = needsBorderChecks(lo);
   std::string point = elem + " formac_v;\n" + emitPointBody(lo, checked, "");
-  std::string runs;
-  if (a.lanes && !checked && run == rank - 1) {
-    // Lane k & 31 takes point k: whole blocks of 32 points from a k that
-    // is a multiple of 32 go lane by lane in one vectorizable loop.
-    runs = "for (; " + qr + " < formac_x1 && (formac_k & " + mask + "); ++" + qr + ", ++formac_k) {\n" +
-           indent(point + a.add, "  ") + "}\n" +
-           "for (; " + qr + " + " + str(ir::kSumLanes) + " <= formac_x1; " + qr + " += " + str(ir::kSumLanes) +
-           ", formac_k += " + str(ir::kSumLanes) + ") {\n"
-           "  const long long formac_q = " + qr + ";\n  int formac_j;\n"
-           "  for (formac_j = 0; formac_j < " + str(ir::kSumLanes) + "; ++formac_j) {\n"
-           "    const long long " + qr + " = formac_q + formac_j;\n" +
-           indent(point + "formac_lane[formac_j] += (double)formac_v;\n", "    ") + "  }\n}\n";
-  }
-  runs += "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n" + indent(point + a.add, "  ") + "}\n";
+  // The loop over this call's chunks: `init` starts a chunk, `add` takes
+  // formac_v (the value at lattice index q, linear index formac_k), `end`
+  // ends it.
+  auto chunkLoop = [&](const std::string& init, const std::string& add, const std::string& end) {
+    std::string runs;
+    if (a.lanes && add == a.add && !checked && run == rank - 1) {
+      // Lane k & 31 takes point k: whole blocks of 32 points from a k that
+      // is a multiple of 32 go lane by lane in one vectorizable loop.
+      runs = "for (; " + qr + " < formac_x1 && (formac_k & " + mask + "); ++" + qr + ", ++formac_k) {\n" +
+             indent(point + add, "  ") + "}\n" +
+             "for (; " + qr + " + " + str(ir::kSumLanes) + " <= formac_x1; " + qr + " += " + str(ir::kSumLanes) +
+             ", formac_k += " + str(ir::kSumLanes) + ") {\n"
+             "  const long long formac_q = " + qr + ";\n  int formac_j;\n"
+             "  for (formac_j = 0; formac_j < " + str(ir::kSumLanes) + "; ++formac_j) {\n"
+             "    const long long " + qr + " = formac_q + formac_j;\n" +
+             indent(point + "formac_lane[formac_j] += (double)formac_v;\n", "    ") + "  }\n}\n";
+    }
+    runs += "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n" + indent(point + add, "  ") + "}\n";
+    return "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
+           "  const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
+           "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
+           " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
+           "  long long formac_k = formac_c * " + chunk + ";\n" +
+           indent(start + init, "  ") +
+           "  (void)formac_o;\n"
+           "  while (formac_k < formac_end) {\n"
+           "    /* A run: the chunk's points left in this line. */\n"
+           "    const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
+           " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
+           indent(runs + carry, "    ") + "  }\n" + indent(end, "  ") + "}\n";
+  };
+  std::string parallelFor = f.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static))\n" : "";
+  std::string forEach = f.openmp ? "FORMAC_PRAGMA(omp for schedule(static))\n" : "";
 
   std::string out = n.stage[static_cast<size_t>(s.id)];
   std::string t = "static void " + f.name + "(" + f.parameters + ") {\n";
@@ -274,50 +300,75 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
        "  const long long formac_outs = " + outs + ";\n"
        "  const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk + ";\n"
        "  long long formac_w;\n";
-  bool histogram = r.op == ReduceOp::Histogram;
-  std::string bins = str(r.bins);
-  if (histogram) {
-    // A histogram per thread, added up at the end: no contention whatever
-    // the values (every value in one bin included).
-    t += "  int formac_nt = formac_max_threads();\n"
-         "  long long* formac_hs = (long long*)calloc((size_t)formac_nt * " + bins + ", sizeof(long long));\n"
-         "  (void)formac_partials;\n"
-         "  if (!formac_hs) {\n    formac_nt = 1;\n    formac_hs = " + out + ";\n"
-         "    memset(" + out + ", 0, " + bins + " * sizeof(long long));\n  }\n" +
-         indent(a.init, "  ");
-    if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n";
-    t += "  {\n    long long* formac_h = formac_hs + (size_t)formac_thread_num() * " + bins + ";\n";
-    if (f.openmp) t += "    FORMAC_PRAGMA(omp for schedule(static))\n";
-  } else if (f.openmp) {
-    t += "  FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+  std::string k = str(r.bins);
+  switch (r.op) {
+    case ReduceOp::Histogram:
+      // A histogram per thread, added up at the end: no contention whatever
+      // the values (every value in one bin included).
+      t += "  int formac_nt = formac_max_threads();\n"
+           "  long long* formac_hs = (long long*)calloc((size_t)formac_nt * " + k + ", sizeof(long long));\n"
+           "  (void)formac_partials;\n"
+           "  if (!formac_hs) {\n    formac_nt = 1;\n    formac_hs = " + out + ";\n"
+           "    memset(" + out + ", 0, " + k + " * sizeof(long long));\n  }\n" +
+           indent(a.init, "  ") + (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n" : "") +
+           "  {\n    long long* formac_h = formac_hs + (size_t)formac_thread_num() * " + k + ";\n" +
+           indent(forEach + chunkLoop("", a.add, ""), "    ") + "  }\n"
+           "  if (formac_hs != " + out + ") {\n"
+           "    long long formac_b;\n"
+           "    for (formac_b = 0; formac_b < " + k + "; ++formac_b) {\n"
+           "      long long formac_n = 0;\n      int formac_t;\n"
+           "      for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_n += formac_hs[(size_t)formac_t * " + k +
+           " + formac_b];\n"
+           "      " + out + "[formac_b] = formac_n;\n    }\n    free(formac_hs);\n  }\n" +
+           indent(a.finish, "  ") + "}\n\n";
+      return t;
+    case ReduceOp::Where:
+      // Compaction (seed 001 §39.3): each chunk counts its points, an
+      // exclusive scan of the counts gives where each chunk writes, and the
+      // chunks that start below k write their indices.
+      t += "  long long formac_total = 0, formac_i;\n" + indent(parallelFor, "  ") +
+           indent(chunkLoop("long long formac_acc = 0;\n", "formac_acc += formac_v != 0;\n",
+                            "formac_partials[formac_w] = formac_acc;\n"), "  ") +
+           "  for (formac_w = 0; formac_w < formac_chunks; ++formac_w) {\n"
+           "    const long long formac_n = formac_partials[formac_w];\n"
+           "    formac_partials[formac_w] = formac_total;\n    formac_total += formac_n;\n  }\n" +
+           indent(parallelFor, "  ") +
+           indent(chunkLoop("long long formac_at = formac_partials[formac_w];\nif (formac_at >= " + k + ") continue;\n",
+                            "if (formac_v != 0 && formac_at < " + k + ") " + out + "[formac_at++] = formac_k;\n", ""),
+                  "  ") +
+           "  for (formac_i = formac_total < " + k + " ? formac_total : " + k + "; formac_i < " + k +
+           "; ++formac_i) " + out + "[formac_i] = -1;\n}\n\n";
+      return t;
+    case ReduceOp::TopK: {
+      // The k best of each thread's chunks in a heap (formac_topk_push),
+      // then every thread's pushed into the first's and sorted.
+      ScalarKind elem = domain.type.scalar;
+      std::string key = elem == ScalarKind::Float ? "(long long)formac_key_f(formac_v)"
+                        : elem == ScalarKind::Double ? "formac_key_d(formac_v)" : "(long long)formac_v";
+      std::string push = std::string(isFloating(elem) ? "if (formac_v == formac_v) " : "") +
+                         "formac_topk_push(formac_h, formac_n, " + k + ", " + key + ", formac_k);\n";
+      t += std::string("  const int formac_nt = (int)formac_partials[0];\n"
+           "  long long* formac_sizes = formac_partials + 1;\n"
+           "  long long* formac_heaps = formac_partials + 1 + formac_nt;\n"
+           "  long long formac_i, formac_m;\n  int formac_t;\n"
+           "  for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_sizes[formac_t] = 0;\n") +
+           (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n" : "") +
+           "  {\n    long long* formac_h = formac_heaps + (size_t)formac_thread_num() * 2 * " + k + ";\n"
+           "    long long* formac_n = formac_sizes + formac_thread_num();\n" +
+           indent(forEach + chunkLoop("", push, ""), "    ") + "  }\n"
+           "  for (formac_t = 1; formac_t < formac_nt; ++formac_t)\n"
+           "    for (formac_i = 0; formac_i < formac_sizes[formac_t]; ++formac_i) {\n"
+           "      const long long* formac_e = formac_heaps + (size_t)formac_t * 2 * " + k + " + 2 * formac_i;\n"
+           "      formac_topk_push(formac_heaps, formac_sizes, " + k + ", formac_e[0], formac_e[1]);\n    }\n"
+           "  formac_m = formac_sizes[0];\n"
+           "  formac_topk_sort(formac_heaps, formac_m);\n"
+           "  for (formac_i = 0; formac_i < " + k + "; ++formac_i)\n"
+           "    " + out + "[formac_i] = formac_i < formac_m ? formac_heaps[2 * formac_i + 1] : -1;\n}\n\n";
+      return t;
+    }
+    default: break;
   }
-  std::string loop =
-      "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
-      "  const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
-      "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
-      " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
-      "  long long formac_k = formac_c * " + chunk + ";\n" +
-      indent(start + (histogram ? "" : a.init), "  ") +
-      "  (void)formac_o;\n"
-      "  while (formac_k < formac_end) {\n"
-      "    /* A run: the chunk's points left in this line. */\n"
-      "    const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
-      " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
-      indent(runs + carry, "    ") +
-      "  }\n" + (histogram ? "" : "  formac_partials[formac_w] = " + a.finish + ";\n") + "}\n";
-  if (histogram) {
-    t += indent(loop, "    ") + "  }\n"
-         "  if (formac_hs != " + out + ") {\n"
-         "    long long formac_b;\n"
-         "    for (formac_b = 0; formac_b < " + bins + "; ++formac_b) {\n"
-         "      long long formac_n = 0;\n      int formac_t;\n"
-         "      for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_n += formac_hs[(size_t)formac_t * " + bins +
-         " + formac_b];\n"
-         "      " + out + "[formac_b] = formac_n;\n    }\n    free(formac_hs);\n  }\n" +
-         indent(a.finish, "  ") + "}\n\n";
-    return t;
-  }
-  t += indent(loop, "  ");
+  t += indent(parallelFor + chunkLoop(a.init, a.add, "formac_partials[formac_w] = " + a.finish + ";\n"), "  ");
   if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel for schedule(static) if (formac_outs > 1))\n";
   t += "  for (formac_w = 0; formac_w < formac_outs; ++formac_w) {\n"
        "    " + a.partialType + "* formac_p = formac_partials + formac_w * formac_chunks;\n" +
@@ -359,6 +410,32 @@ std::string reducePrelude(const std::string& qualifier) {
     t += q + T + " formac_unkey_" + suf + "(" + K + " k) {\n  " + K + " b = k ^ ((k >> " + shift + ") & " + mag +
          ");\n  " + T + " v;\n  memcpy(&v, &b, " + bytes + ");\n  return v;\n}\n";
   }
+  t += "/* topk: a heap of the k best (key, index) pairs seen, the worst at the root;\n"
+       "   better is a larger key, then a smaller index. */\n" +
+       q + "int formac_topk_worse(long long ka, long long ia, long long kb, long long ib) {\n"
+       "  return ka < kb || (ka == kb && ia > ib);\n}\n" +
+       q + "void formac_topk_down(long long* h, long long n, long long i, long long key, long long idx) {\n"
+       "  for (;;) {\n    long long c = 2 * i + 1;\n    if (c >= n) break;\n"
+       "    if (c + 1 < n && formac_topk_worse(h[2 * c + 2], h[2 * c + 3], h[2 * c], h[2 * c + 1])) ++c;\n"
+       "    if (!formac_topk_worse(h[2 * c], h[2 * c + 1], key, idx)) break;\n"
+       "    h[2 * i] = h[2 * c];\n    h[2 * i + 1] = h[2 * c + 1];\n    i = c;\n  }\n"
+       "  h[2 * i] = key;\n  h[2 * i + 1] = idx;\n}\n" +
+       q + "void formac_topk_push(long long* h, long long* n, long long k, long long key, long long idx) {\n"
+       "  long long i;\n"
+       "  if (*n == k) {\n"
+       "    if (formac_topk_worse(key, idx, h[0], h[1]) || (key == h[0] && idx == h[1])) return;\n"
+       "    formac_topk_down(h, k, 0, key, idx);\n    return;\n  }\n"
+       "  for (i = (*n)++; i > 0; i = (i - 1) / 2) {\n"
+       "    const long long p = (i - 1) / 2;\n"
+       "    if (!formac_topk_worse(key, idx, h[2 * p], h[2 * p + 1])) break;\n"
+       "    h[2 * i] = h[2 * p];\n    h[2 * i + 1] = h[2 * p + 1];\n  }\n"
+       "  h[2 * i] = key;\n  h[2 * i + 1] = idx;\n}\n"
+       "/* The heap's n pairs sorted best first. */\n" +
+       q + "void formac_topk_sort(long long* h, long long n) {\n"
+       "  while (n > 1) {\n"
+       "    const long long key = h[2 * (n - 1)], idx = h[2 * (n - 1) + 1];\n"
+       "    h[2 * (n - 1)] = h[0];\n    h[2 * (n - 1) + 1] = h[1];\n"
+       "    --n;\n    formac_topk_down(h, n, 0, key, idx);\n  }\n}\n";
   for (const char* suf : {"f", "d"}) {
     std::string T = std::string(suf) == "f" ? "float" : "double";
     t += q + T + " formac_max_total_" + suf + "(" + T + " a, " + T + " b) {\n"

@@ -334,7 +334,8 @@ class Interpreter {
     size_t rank = pc.axes.size();
     std::vector<long long> count(rank), q(rank, 0);
     for (size_t d = 0; d < rank; ++d) count[d] = ir::evalSize(pc.axes[d].count, in_.params);
-    std::vector<std::vector<Val>> values(r.op == ir::ReduceOp::Histogram ? 1 : b.elementCount());
+    bool oneList = r.op == ir::ReduceOp::Histogram || r.op == ir::ReduceOp::Where || r.op == ir::ReduceOp::TopK;
+    std::vector<std::vector<Val>> values(oneList ? 1 : b.elementCount());
     bool empty = false;
     for (long long c : count) empty = empty || c <= 0;
     while (!empty) {
@@ -351,6 +352,34 @@ class Interpreter {
       if (d == 0) break;
     }
     size_t elem = typeSize(s.type);
+    if (r.op == ir::ReduceOp::Where || r.op == ir::ReduceOp::TopK) {
+      std::vector<int64_t> chosen;
+      const std::vector<Val>& v = values[0];
+      if (r.op == ir::ReduceOp::Where) {
+        for (size_t i = 0; i < v.size() && chosen.size() < static_cast<size_t>(r.bins); ++i)
+          if (truthy(v[i])) chosen.push_back(static_cast<int64_t>(i));
+      } else {
+        for (size_t i = 0; i < v.size(); ++i)
+          if (!isFloating(v[i].kind) || !std::isnan(v[i].f)) chosen.push_back(static_cast<int64_t>(i));
+        // Larger first (-0 below +0), then the smaller index.
+        auto above = [&](int64_t a, int64_t b) {
+          const Val &x = v[static_cast<size_t>(a)], &y = v[static_cast<size_t>(b)];
+          if (isFloating(x.kind)) {
+            if (x.f != y.f) return x.f > y.f;
+            if (std::signbit(x.f) != std::signbit(y.f)) return !std::signbit(x.f);
+          } else if (x.i != y.i) {
+            return x.i > y.i;
+          }
+          return a < b;
+        };
+        size_t k = std::min(chosen.size(), static_cast<size_t>(r.bins));
+        std::partial_sort(chosen.begin(), chosen.begin() + static_cast<long>(k), chosen.end(), above);
+        chosen.resize(k);
+      }
+      chosen.resize(static_cast<size_t>(r.bins), -1);
+      for (size_t k = 0; k < chosen.size(); ++k) storeScalar(b.bytes.data() + k * elem, makeInt(ScalarKind::Int64, chosen[k]));
+      return;
+    }
     if (r.op == ir::ReduceOp::Histogram) {
       std::vector<int64_t> counts(static_cast<size_t>(r.bins), 0);
       for (const Val& v : values[0]) {
@@ -401,7 +430,9 @@ class Interpreter {
         for (const Val& a : v) n += truthy(a) ? 1 : 0;
         return makeInt(result, n);
       }
-      case ir::ReduceOp::Histogram: break;
+      case ir::ReduceOp::Histogram:
+      case ir::ReduceOp::Where:
+      case ir::ReduceOp::TopK: break;
       case ir::ReduceOp::Any:
       case ir::ReduceOp::All: {
         bool all = true, any = false;

@@ -59,6 +59,8 @@ const char* reduceOpName(ReduceOp op) {
     case ReduceOp::Any: return "any";
     case ReduceOp::All: return "all";
     case ReduceOp::Histogram: return "histogram";
+    case ReduceOp::Where: return "where";
+    case ReduceOp::TopK: return "topk";
   }
   return "?";
 }
@@ -69,7 +71,9 @@ ScalarKind reduceResultType(ReduceOp op, ScalarKind element) {
     case ReduceOp::Min:
     case ReduceOp::Max: return element;
     case ReduceOp::Count:
-    case ReduceOp::Histogram: return ScalarKind::Int64;
+    case ReduceOp::Histogram:
+    case ReduceOp::Where:
+    case ReduceOp::TopK: return ScalarKind::Int64;
     case ReduceOp::Any:
     case ReduceOp::All: return ScalarKind::Int;
   }

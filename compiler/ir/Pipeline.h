@@ -47,6 +47,11 @@
 //             counts in bin b = floor(((double)v - lo) * bins / (hi - lo)),
 //             computed in double in that order, when lo <= v < hi and
 //             0 <= b < bins; other values (NaN too) are not counted.
+//      Where  int64[k] (dim -1, rank 1): the row-major linear indices of the
+//             first k points whose value != 0, in increasing order, then -1.
+//      TopK   int64[k] (dim -1, rank 1): the indices of the k largest values
+//             in decreasing order of value (floating: -0 below +0), equal
+//             values by increasing index; NaN is never chosen; then -1.
 //    The values run in row-major order of q (along d: in order of q[d]).
 #pragma once
 
@@ -154,7 +159,7 @@ struct Piece {
 constexpr long long kSumChunk = 2048;
 constexpr int kSumLanes = 32;
 
-enum class ReduceOp { Sum, Min, Max, Count, Any, All, Histogram };
+enum class ReduceOp { Sum, Min, Max, Count, Any, All, Histogram, Where, TopK };
 const char* reduceOpName(ReduceOp op);  // the language's spelling: "sum"
 // The result type of `op` over images of `element` (a scalar type).
 ScalarKind reduceResultType(ReduceOp op, ScalarKind element);
@@ -163,7 +168,7 @@ struct Reduction {
   ReduceOp op = ReduceOp::Sum;
   int dim = -1;  // -1: every point; else the dimension combined
   Piece input;   // lattice: the reduced domain; body: the value at each point
-  long long bins = 0;         // Histogram
+  long long bins = 0;         // Histogram; Where, TopK: k
   double lo = 0.0, hi = 0.0;  // Histogram: the range counted, [lo, hi)
 };
 

@@ -151,7 +151,9 @@ std::string printPipeline(const Pipeline& p) {
     os << "  // " << s.origin << " (line " << s.loc.line << ")\n";
     if (s.kind == Stage::Reduce)
       os << "  reduce " << reduceOpName(s.reduction.op)
-         << (s.reduction.op == ReduceOp::Histogram
+         << (s.reduction.op == ReduceOp::Where || s.reduction.op == ReduceOp::TopK
+                 ? " k = " + std::to_string(s.reduction.bins)
+             : s.reduction.op == ReduceOp::Histogram
                  ? " " + std::to_string(s.reduction.bins) + " bins [" + shortest(s.reduction.lo, false) + ", " +
                        shortest(s.reduction.hi, false) + ")"
                  : s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim))

@@ -61,6 +61,8 @@ void verify(const Pipeline& p) {
       check(r.dim >= -1 && r.dim < domainRank, s, "reduces a dimension its domain lacks");
       if (r.op == ReduceOp::Histogram)
         check(r.dim == -1 && s.rank() == 1 && r.bins > 0 && r.lo < r.hi, s, "malformed histogram");
+      else if (r.op == ReduceOp::Where || r.op == ReduceOp::TopK)
+        check(r.dim == -1 && s.rank() == 1 && r.bins > 0, s, "malformed selection");
       else
         check(s.rank() == (r.dim < 0 ? 0 : domainRank - 1), s, "reduction rank differs from its domain's");
       check(r.input.body.result && !r.input.body.result->type.isStruct(), s, "reduces a struct");

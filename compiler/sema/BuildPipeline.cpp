@@ -562,9 +562,11 @@ class PipelineBuilder {
     }
     if (auto op = sema::reductionNamed(e.name)) return reductionValue(e, *op, sc);
     if (e.name == "histogram") return histogramValue(e, sc);
+    if (e.name == "where") return selectionValue(e, ir::ReduceOp::Where, sc);
+    if (e.name == "topk") return selectionValue(e, ir::ReduceOp::TopK, sc);
     std::vector<std::string> fns = keys(stencils_);
     for (const auto& [name, def] : vectorFns_) fns.push_back(name);
-    for (const char* builtin : {"sum", "min", "max", "count", "any", "all", "histogram"}) fns.push_back(builtin);
+    for (const char* builtin : {"sum", "min", "max", "count", "any", "all", "histogram", "where", "topk"}) fns.push_back(builtin);
     unknown(e.name, e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, fns));
   }
 
@@ -639,6 +641,23 @@ class PipelineBuilder {
       userError(e.args[2].loc, "the range of 'histogram' must be finite with LO < HI, not [" + fmtNumber(lo) + ", " +
                                    fmtNumber(hi) + ")");
     return imageValue(addStage(sema::histogramStage(p_, src, b.literal->intValue, lo, hi, e.loc)));
+  }
+
+  // `where(mask, K)`, `topk(img, K)` (LANGUAGE.md §7): int64[K].
+  Value selectionValue(const ast::VExpr& e, ir::ReduceOp op, Scope& sc) {
+    std::string fn = ir::reduceOpName(op);
+    if (e.args.size() != 2)
+      userError(e.loc, "'" + fn + "' takes an image and a count: '" + fn + "(" +
+                           (op == ir::ReduceOp::Where ? "mask" : "img") + ", 500)'");
+    int src = globalOperand(fn, e.args[0], sc);
+    const ast::CallArg& k = e.args[1];
+    if (!k.literal || k.literal->kind != ast::Expr::IntLit)
+      userError(k.loc, "the count of '" + fn + "' must be an integer literal");
+    constexpr long long kMaxCount = 1LL << 28;
+    if (k.literal->intValue < 1 || k.literal->intValue > kMaxCount)
+      userError(k.loc, "'" + fn + "' selects 1 to " + std::to_string(kMaxCount) + " points, not " +
+                           std::to_string(k.literal->intValue));
+    return imageValue(addStage(sema::selectionStage(p_, op, src, k.literal->intValue, e.loc)));
   }
 
   static std::string fmtNumber(double v) {

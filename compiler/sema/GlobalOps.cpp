@@ -52,6 +52,14 @@ ir::Stage histogramStage(const ir::Pipeline& p, int src, long long bins, double 
   return s;
 }
 
+ir::Stage selectionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, long long k, const SourceLoc& loc) {
+  ir::Stage s = reductionStage(p, op, src, -1, loc);
+  s.reduction.bins = k;
+  s.extent = {ir::sizeConst(k)};
+  s.origin = std::string(ir::reduceOpName(op)) + "(" + ir::userText(p, src) + ", " + std::to_string(k) + ")";
+  return s;
+}
+
 ir::ExprPtr scalarStageRead(const ir::Pipeline& p, int stage) {
   auto read = std::make_shared<ir::Expr>();
   read->kind = ir::Expr::ImageRead;

@@ -22,6 +22,9 @@ ir::Stage reductionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, int di
 // values in [lo, hi).
 ir::Stage histogramStage(const ir::Pipeline& p, int src, long long bins, double lo, double hi, const SourceLoc& loc);
 
+// `where(mask, k)` / `topk(img, k)` (LANGUAGE.md §7): int64[k] of indices.
+ir::Stage selectionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, long long k, const SourceLoc& loc);
+
 // The rank-0 read of a scalar stage (a reduction), as a later stage reads it.
 ir::ExprPtr scalarStageRead(const ir::Pipeline& p, int stage);
 
