@@ -10,6 +10,8 @@
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/Reduce_C.h"
+#include "codegen/Reduce_CUDA.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
@@ -104,12 +106,17 @@ class CudaGen {
   }
 
   std::string deviceHelpers() const {
+    std::string reduce = hasReductions() ? reducePrelude("static __host__ __device__ __forceinline__") + "\n" : "";
     return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant() +
-           integerPowers() + "\n" + asyncCopyHelpers();
+           integerPowers() + "\n" + asyncCopyHelpers() + reduce;
   }
   std::string kernels() {
     std::string t;
-    for (const auto& g : groups_) t += g.fused() ? fusedKernel(g) : stageKernels(g.sink);
+    for (const auto& g : groups_) {
+      if (g.fused()) t += fusedKernel(g);
+      else if (stage(g.sink).kind == ir::Stage::Reduce) t += reduceKernels(g.sink);
+      else t += stageKernels(g.sink);
+    }
     return t;
   }
 
@@ -139,6 +146,8 @@ class CudaGen {
         k.launches.push_back(l);
         continue;
       }
+      // A Reduce stage has no pieces, so no launch here: its host loop over
+      // combining levels has no CudaLaunch form (CudaExecutor refuses it).
       for (size_t piece = 0; piece < stage(g.sink).pieces.size(); ++piece) {
         CudaLaunch l;
         l.kernel = kernelName(g.sink, piece);
@@ -219,6 +228,11 @@ class CudaGen {
       std::string n = "(long long)1";
       for (const auto& e : s.extent) n += " * (long long)(" + size(e) + ")";
       t += " && " + n + " < FORMAC_INT_INDEX_LIMIT";
+    }
+    // A reduction's kernels index its domain (usually an image's extent).
+    for (const auto& s : p_.stages) {
+      std::string domain = " && " + reduceDomainPoints(n_, s) + " < FORMAC_INT_INDEX_LIMIT";
+      if (s.kind == ir::Stage::Reduce && t.find(domain) == std::string::npos) t += domain;
     }
     return t;
   }
@@ -321,6 +335,37 @@ class CudaGen {
     }
     return os.str();
   }
+
+  // ------------------------------------------------------------ reductions
+  bool hasReductions() const {
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce) return true;
+    return false;
+  }
+  std::string partialsName(int sid) const { return "formac_partials" + std::to_string(sid); }
+
+  // The kernels of a Reduce stage and their launches (Reduce_CUDA.h).
+  ReduceCuda reduceRequest(int sid) const {
+    ReduceCuda r;
+    r.pipeline = &p_;
+    r.stage = &stage(sid);
+    r.names = &n_;
+    r.name = K() + "_stage" + std::to_string(sid) + "_" + name(sid);
+    auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+    for (int id : producersOf(p_, {sid})) {
+      add(r.inputParams, "const " + cType(stage(id).type) + "* __restrict__ " + name(id));
+      add(r.inputArgs, deviceBuffer(id));
+    }
+    for (int i : scalarsOf(p_, {sid})) {
+      add(r.inputParams, std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
+                             n_.scalar[static_cast<size_t>(i)]);
+      add(r.inputArgs, n_.scalar[static_cast<size_t>(i)]);
+    }
+    r.partials = "ws->" + partialsName(sid);
+    r.result = deviceBuffer(sid);
+    return r;
+  }
+  std::string reduceKernels(int sid) const { return stageComment(stage(sid)) + emitReduceKernelsCuda(reduceRequest(sid)); }
 
   // ------------------------------------------------------------ fused kernels
   std::string fusedName(const passes::FusionGroup& g) const {
@@ -446,12 +491,17 @@ class CudaGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       buffers.push_back({"formac_out_" + outputName(p_, i), &stage(p_.outputs[i])});
     for (const auto& b : buffers) os << "  " << cType(b.second->type) << "* " << b.first << ";\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce)
+        os << "  " << reducePartialType(s) << "* " << partialsName(s.id) << ";  /* its chunks' partials */\n";
     for (const auto& g : groups_)
       if (hasTightForm(g)) os << "  int formac_tight_" << fusedName(g) << ";  /* blocks per SM of the <int, blocks> form it runs (0: <int>) */\n";
     os << "  int unused;\n};\n\n";
 
     os << "extern \"C\" void " << K() << "_destroy(" << W << "* ws) {\n  if (!ws) return;\n";
     for (const auto& b : buffers) os << "  cudaFree(ws->" << b.first << ");\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce) os << "  cudaFree(ws->" << partialsName(s.id) << ");\n";
     os << "  free(ws);\n}\n\n";
 
     os << "extern \"C\" " << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
@@ -464,6 +514,11 @@ class CudaGen {
          << " + 16), { " << K() << "_destroy(ws); return NULL; });\n"
          << "  FORMAC_CUDA_CHECK(cudaMemset(ws->" << b.first << ", 0, " << bytesOf(*b.second)
          << "), { " << K() << "_destroy(ws); return NULL; });\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce)
+        os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << partialsName(s.id) << ", sizeof("
+           << reducePartialType(s) << ") * (size_t)" << reduceScratchCuda(p_, n_, s) << " + 16), { " << K()
+           << "_destroy(ws); return NULL; });\n";
     os << "  /* The zeroing above may still run: a run on another stream must find it done. */\n"
        << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), { " << K() << "_destroy(ws); return NULL; });\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
@@ -514,13 +569,18 @@ class CudaGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
       const ir::Stage& s = stage(p_.outputs[i]);
-      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]))
+      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]) &&
+          s.kind != ir::Stage::Reduce)
         os << "  /* The caller's buffer: the points no stage computes are 0. */\n"
            << "  if (d_" << on << " != ws->formac_out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
            << bytesOf(s) << ", stream), return 1);\n";
     }
     os << "  const int int_index = " << smallIndexCondition() << ";\n";
-    for (const auto& g : groups_) os << (g.fused() ? launchFused(g) : launchStage(g.sink));
+    for (const auto& g : groups_) {
+      if (g.fused()) os << launchFused(g);
+      else if (stage(g.sink).kind == ir::Stage::Reduce) os << emitReduceLaunchCuda(reduceRequest(g.sink));
+      else os << launchStage(g.sink);
+    }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       if (!outputOwner(i))
         os << "  FORMAC_CUDA_CHECK(cudaMemcpyAsync(d_" << outputName(p_, i) << ", " << deviceBuffer(p_.outputs[i])

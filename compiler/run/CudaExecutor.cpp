@@ -322,6 +322,12 @@ class CudaExecutor : public Executor {
 
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report) {
+  // The kernels-only form (CudaLaunch) has no host loop over a reduction's
+  // combining levels yet: refuse rather than leave the result 0.
+  for (const auto& s : p->stages)
+    if (s.kind == ir::Stage::Reduce)
+      throw UserError("--backend=cuda does not run reductions yet (" + ir::describeStage(*p, s.id) +
+                      "); the generated CUDA (--emit=cuda) and --backend=jit or eval do");
   auto t0 = Clock::now();
   const Driver& d = driver();
   auto gpu = std::make_shared<Gpu>(d);

@@ -299,6 +299,7 @@ void writeProgram(const Exported& g, const Options& o, std::ostream& cases, int 
       writeBytes(data / file, b.bytes);
       std::vector<std::string> extent;
       for (long long e : b.extent) extent.push_back(std::to_string(e));
+      if (extent.empty()) extent.push_back("1");  // a scalar (a reduction): one element
       outputs.push_back(file + ":" + typeCode(b.type) + ":" + joined(extent, "x"));
     }
     for (const char* variant : kVariants)

@@ -497,6 +497,7 @@ std::vector<ProgramCase> matrixCases() {
   constructs(out);
   misc(out);
   larger(out);
+  reductions(out);
   return out;
 }
 

@@ -11,7 +11,7 @@ namespace formac::e2e {
 std::vector<ProgramCase> specialValueCases() {
   static const char* const kFamilies[] = {"types_", "math_",     "casts_",   "ternary_", "unary_",
                                           "intdiv_", "pointwise_", "twoargs_", "fused_", "constdiv_",
-                                          "wide_"};
+                                          "wide_",  "reduce_"};
   std::vector<ProgramCase> out;
   for (ProgramCase c : matrixCases()) {
     bool chosen = false;

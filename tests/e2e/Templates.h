@@ -39,4 +39,8 @@ ProgramCase make(const std::string& name, const std::string& source,
 // Every construct with float and int8, and the struct programs.
 void constructs(std::vector<ProgramCase>& out);
 
+// sum, min, max, count, any, all: types, ranks, dimensions, chunk-crossing
+// sizes, reductions feeding stencils (Reductions.cpp).
+void reductions(std::vector<ProgramCase>& out);
+
 }  // namespace formac::e2e

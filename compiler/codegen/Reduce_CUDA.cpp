@@ -1,0 +1,370 @@
+#include "codegen/Reduce_CUDA.h"
+
+#include "codegen/ExprPrinter.h"
+#include "codegen/FusedKernel_CUDA.h"
+#include "codegen/LoopNest.h"
+#include "codegen/Reduce_C.h"
+
+namespace formac::codegen {
+namespace {
+
+using ir::ReduceOp;
+
+std::string str(long long v) { return std::to_string(v); }
+const std::string kChunk = str(ir::kSumChunk);
+const std::string kChunkMask = str(ir::kSumChunk - 1);
+const std::string kLanes = str(ir::kSumLanes);
+const std::string kThreads = str(kCudaThreads);
+
+// The reduction's input as a stage of its own, the shape LoopNest prints a
+// point of: its extent is the reduced domain (as Reduce_C.cpp).
+ir::Stage domainStage(const ir::Stage& s) {
+  ir::Stage d;
+  d.id = s.id;
+  d.name = s.name;
+  d.type = s.reduction.input.body.result->type;
+  for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
+  d.pieces.push_back(s.reduction.input);
+  return d;
+}
+
+std::string integerLimit(ScalarKind k, bool highest) {
+  long long lo, hi;
+  integerRange(k, &lo, &hi);
+  if (k == ScalarKind::Int64) return highest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)";
+  if (k == ScalarKind::Int && !highest) return "(-2147483647 - 1)";
+  long long v = highest ? hi : lo;
+  return v < 0 ? "(" + str(v) + ")" : str(v);
+}
+
+// How one op accumulates: into formac_acc (a partial, starting at
+// `identity`), adding an element formac_v or merging a partial formac_x.
+struct Op {
+  std::string partial;   // the partial's type
+  std::string identity;  // a partial of no points
+  std::string add;       // statement adding formac_v
+  std::string merge;     // statement merging formac_x
+  std::string empty;     // the result of an empty domain
+  bool floatingSum = false;
+};
+
+Op opOf(const ir::Stage& s) {
+  ScalarKind elem = s.reduction.input.body.result->type.scalar;
+  Op o;
+  switch (s.reduction.op) {
+    case ReduceOp::Sum:
+      o.floatingSum = isFloating(elem);
+      o.partial = o.floatingSum ? "double" : "unsigned long long";
+      o.identity = o.floatingSum ? "0.0" : "0ULL";
+      o.add = "formac_acc += (" + o.partial + ")formac_v;";
+      o.merge = "formac_acc += formac_x;";
+      o.empty = "0";
+      break;
+    case ReduceOp::Min:
+    case ReduceOp::Max: {
+      bool isMax = s.reduction.op == ReduceOp::Max;
+      o.partial = scalarCType(elem);
+      if (isFloating(elem)) {
+        // NaN is the identity of formac_max_total_f and friends (reducePrelude).
+        std::string fn = std::string(isMax ? "formac_max_total_" : "formac_min_total_") +
+                         (elem == ScalarKind::Float ? "f" : "d");
+        o.identity = "NAN";
+        o.add = "formac_acc = " + fn + "(formac_acc, formac_v);";
+        o.merge = "formac_acc = " + fn + "(formac_acc, formac_x);";
+        o.empty = isMax ? "-INFINITY" : "INFINITY";
+      } else {
+        std::string cmp = isMax ? " > " : " < ";
+        o.identity = o.empty = integerLimit(elem, !isMax);
+        o.add = "if (formac_v" + cmp + "formac_acc) formac_acc = formac_v;";
+        o.merge = "if (formac_x" + cmp + "formac_acc) formac_acc = formac_x;";
+      }
+      break;
+    }
+    case ReduceOp::Count:
+      o.partial = "long long";
+      o.identity = o.empty = "0";
+      o.add = "formac_acc += formac_v != 0;";
+      o.merge = "formac_acc += formac_x;";
+      break;
+    case ReduceOp::Any:
+    case ReduceOp::All: {
+      bool any = s.reduction.op == ReduceOp::Any;
+      std::string bit = any ? "|" : "&";
+      o.partial = "int";
+      o.identity = o.empty = any ? "0" : "1";
+      o.add = "formac_acc " + bit + "= formac_v != 0;";
+      o.merge = "formac_acc " + bit + "= formac_x;";
+      break;
+    }
+  }
+  return o;
+}
+
+int rankOf(const ir::Stage& s) { return static_cast<int>(s.reduction.input.axes.size()); }
+std::string q(int d) { return "q" + std::to_string(d); }
+std::string n(int d) { return "formac_n" + std::to_string(d); }
+
+// Kernel: the domain's extents as I (formac_n0, ...), and as long long the
+// points combined into one value (formac_len) and the values (formac_outs).
+std::string domainDeclarations(const ReduceCuda& r) {
+  const ir::Reduction& red = r.stage->reduction;
+  std::string t, len, outs;
+  for (int d = 0; d < rankOf(*r.stage); ++d) {
+    t += "  const I " + n(d) + " = (I)(" + ir::printSize(red.input.axes[static_cast<size_t>(d)].count, r.names->param) +
+         ");\n";
+    std::string& product = red.dim < 0 || d == red.dim ? len : outs;
+    product += (product.empty() ? "(long long)" : " * (long long)") + n(d);
+  }
+  t += "  const long long formac_len = " + len + ";  /* points combined into one value */\n";
+  if (red.dim >= 0) t += "  const long long formac_outs = " + (outs.empty() ? "1" : outs) + ";\n";
+  return t + "  const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n";
+}
+
+// The point's value into formac_v (an element of the domain's type), at
+// lattice indices q0, q1, ...
+std::string pointValue(const ReduceCuda& r, const std::string& ind) {
+  ir::Stage domain = domainStage(*r.stage);
+  LoopNestOptions lo;
+  lo.pipeline = r.pipeline;
+  lo.stage = &domain;
+  lo.piece = &domain.pieces[0];
+  lo.names = r.names;
+  lo.openmp = false;
+  lo.cuda = true;
+  lo.resultVariable = "formac_v";
+  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, ind);
+}
+
+// A warp per chunk of 2048 values of formac_len: lane j accumulates the
+// values k = j mod 32 (`value` computes formac_v at formac_k, `accumulate`
+// adds it), the lanes fold pairwise, lane 0 stores into `out`[chunk].
+// `start`/`advance`: statements placing the first k of a lane and moving it
+// 32 points on (lattice indices).
+std::string warpPerChunk(const Op& o, const std::string& start, const std::string& value,
+                         const std::string& accumulate, const std::string& advance, const std::string& out) {
+  std::string in = "    ";
+  return "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n"
+         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
+         "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes +
+         "; formac_c < formac_chunks; formac_c += formac_warps) {\n" +
+         in + "const long long formac_end = formac_len - formac_c * " + kChunk + " < " + kChunk +
+         " ? formac_len : formac_c * " + kChunk + " + " + kChunk + ";\n" +
+         in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
+         in + o.partial + " formac_acc = " + o.identity + ";\n" +
+         in + "for (; formac_k < formac_end; formac_k += " + kLanes + ") {\n" + value +
+         in + "  " + accumulate + "\n" + advance + in + "}\n" +
+         in + "/* The lanes folded pairwise: lane j takes lane j + s, s = 16 .. 1. */\n" +
+         in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
+         in + "  const " + o.partial + " formac_x = (" + o.partial +
+         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" +
+         in + "  " + o.merge + "\n" + in + "}\n" +
+         in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n  }\n";
+}
+
+std::string header(const ReduceCuda& r, const std::string& suffix, const std::string& params) {
+  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + kThreads + ") " + r.name + suffix + "(" +
+                  (r.inputParams.empty() ? "" : r.inputParams + ", ") + params;
+  for (const auto& prm : r.names->param) t += ", const I " + prm;
+  t += ") {\n";
+  for (const auto& prm : r.names->param) t += "  (void)" + prm + ";\n";
+  return t;
+}
+
+// dim = -1: a warp per chunk of the domain's points, row-major.
+std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
+  int rank = rankOf(*r.stage);
+  std::string in = "    ";
+  std::string start = in + "/* The lattice indices of point k (row-major), then moved on with it. */\n" +
+                      in + "long long formac_rest = formac_k;\n";
+  for (int d = rank - 1; d > 0; --d)
+    start += in + "I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
+  start += in + "I q0 = (I)formac_rest;\n";
+  std::string advance = in + "  " + q(rank - 1) + " += " + kLanes + ";\n";
+  if (rank > 1) {
+    advance += in + "  while (" + q(rank - 1) + " >= " + n(rank - 1) + ") {\n" + in + "    " + q(rank - 1) + " -= " +
+               n(rank - 1) + ";\n";
+    std::string pad = in + "    ";
+    for (int d = rank - 2; d > 0; --d, pad += "  ")
+      advance += pad + "if (++" + q(d) + " == " + n(d) + ") {\n" + pad + "  " + q(d) + " = 0;\n";
+    advance += pad + "++q0;\n";
+    for (int d = 1; d < rank - 1; ++d) {
+      pad.resize(pad.size() - 2);
+      advance += pad + "}\n";
+    }
+    advance += in + "  }\n";
+  }
+  return header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
+         warpPerChunk(o, start, pointValue(r, in + "  "), o.add, advance, "formac_partials") + "}\n\n";
+}
+
+// dim = -1: one level of combining partials, a warp per chunk of 2048 of them.
+std::string levelKernel(const ReduceCuda& r, const Op& o) {
+  std::string in = "    ";
+  return "/* " + r.stage->name + ": partials formac_from[0..formac_len) combined in chunks of " + kChunk +
+         ", chunk c into formac_to[c]. */\n"
+         "__global__ void __launch_bounds__(" + kThreads + ") " + r.name + "_level(const " + o.partial +
+         "* __restrict__ formac_from, " + o.partial + "* __restrict__ formac_to, const long long formac_len) {\n"
+         "  const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n" +
+         warpPerChunk(o, "", in + "  const " + o.partial + " formac_x = formac_from[formac_k];\n", o.merge, "",
+                      "formac_to") +
+         "}\n\n";
+}
+
+// dim = -1: the value (formac_n partials, at most one) into the stage.
+std::string resultKernel(const ReduceCuda& r, const Op& o) {
+  std::string T = cType(r.stage->type);
+  return "/* " + r.stage->name + ": the combined partial, or the value of no points. */\n"
+         "__global__ void " + r.name + "_result(const " + o.partial +
+         "* __restrict__ formac_from, const long long formac_n, " + T + "* __restrict__ formac_out) {\n"
+         "  formac_out[0] = formac_n == 0 ? (" + T + ")(" + o.empty + ") : (" + T + ")formac_from[0];\n}\n\n";
+}
+
+// dim = d: a thread per (output point, chunk of its line).
+std::string lineChunksKernel(const ReduceCuda& r, const Op& o) {
+  int rank = rankOf(*r.stage), dim = r.stage->reduction.dim;
+  std::string in = "    ";
+  std::string t = header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
+                  "  for (long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_w < formac_outs * "
+                  "formac_chunks;\n       formac_w += (long long)gridDim.x * blockDim.x) {\n" +
+                  in + "const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n" +
+                  in + "const long long formac_end = formac_len - formac_c * " + kChunk + " < " + kChunk +
+                  " ? formac_len : formac_c * " + kChunk + " + " + kChunk + ";\n" +
+                  in + "/* The output point's lattice indices (row-major without dimension " + str(dim) + "). */\n" +
+                  in + "long long formac_rest = formac_o;\n";
+  int first = dim == 0 ? 1 : 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (d == dim) continue;
+    if (d == first) t += in + "const I " + q(d) + " = (I)formac_rest;\n";
+    else t += in + "const I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
+  }
+  t += in + "(void)formac_rest;\n";
+  if (o.floatingSum) {
+    // The rule's lanes one after the other: lane j's points k = j mod 32.
+    t += in + "double formac_lane[" + kLanes + "];\n" +
+         in + "for (int formac_j = 0; formac_j < " + kLanes + "; ++formac_j) {\n" +
+         in + "  double formac_acc = 0.0;\n" +
+         in + "  for (long long formac_k = formac_c * " + kChunk + " + formac_j; formac_k < formac_end; formac_k += " +
+         kLanes + ") {\n" +
+         in + "    const I " + q(dim) + " = (I)formac_k;\n" + pointValue(r, in + "    ") +
+         in + "    " + o.add + "\n" + in + "  }\n" +
+         in + "  formac_lane[formac_j] = formac_acc;\n" + in + "}\n" +
+         in + "formac_partials[formac_w] = formac_lane_sum(formac_lane);\n";
+  } else {
+    t += in + o.partial + " formac_acc = " + o.identity + ";\n" +
+         in + "for (long long formac_k = formac_c * " + kChunk + "; formac_k < formac_end; ++formac_k) {\n" +
+         in + "  const I " + q(dim) + " = (I)formac_k;\n" + pointValue(r, in + "  ") + in + "  " + o.add + "\n" +
+         in + "}\n" + in + "formac_partials[formac_w] = formac_acc;\n";
+  }
+  return t + "  }\n}\n\n";
+}
+
+// dim = d: a thread per output point combines its line's partials.
+std::string lineCombineKernel(const ReduceCuda& r, const Op& o) {
+  std::string T = cType(r.stage->type), in = "    ";
+  std::string t = "/* " + r.stage->name + ": each output point's partials combined. */\n"
+                  "__global__ void __launch_bounds__(" + kThreads + ") " + r.name + "_combine(" + o.partial +
+                  "* __restrict__ formac_partials, " + T +
+                  "* __restrict__ formac_out, const long long formac_outs, const long long formac_chunks) {\n"
+                  "  for (long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_w < formac_outs;\n"
+                  "       formac_w += (long long)gridDim.x * blockDim.x) {\n" +
+                  in + o.partial + "* formac_p = formac_partials + formac_w * formac_chunks;\n";
+  if (o.floatingSum) {
+    t += in + "const double formac_acc = formac_sum_d(formac_p, formac_chunks);\n";
+  } else {
+    t += in + o.partial + " formac_acc = " + o.identity + ";\n" +
+         in + "for (long long formac_i = 0; formac_i < formac_chunks; ++formac_i) {\n" +
+         in + "  const " + o.partial + " formac_x = formac_p[formac_i];\n" + in + "  " + o.merge + "\n" + in + "}\n";
+  }
+  return t + in + "formac_out[formac_w] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
+         ")formac_acc;\n  }\n}\n\n";
+}
+
+std::string hostCount(const ReduceCuda& r, int d) {
+  return "(long long)(" + ir::printSize(r.stage->reduction.input.axes[static_cast<size_t>(d)].count, r.names->param) +
+         ")";
+}
+
+// Host: the domain's formac_len (and formac_outs) as long long.
+std::string hostSizes(const ReduceCuda& r, const std::string& in) {
+  const ir::Reduction& red = r.stage->reduction;
+  std::string len, outs;
+  for (int d = 0; d < rankOf(*r.stage); ++d) {
+    std::string& product = red.dim < 0 || d == red.dim ? len : outs;
+    product += (product.empty() ? "" : " * ") + hostCount(r, d);
+  }
+  std::string t = in + "const long long formac_len = " + len + ";\n";
+  if (red.dim >= 0) t += in + "const long long formac_outs = " + (outs.empty() ? "1" : outs) + ";\n";
+  return t;
+}
+
+std::string grid(const std::string& threads) {
+  return "dim3((unsigned)formac_minll((" + threads + " + " + kThreads + " - 1) / " + kThreads + ", 1 << 30), 1, 1), dim3(" +
+         kThreads + ", 1, 1)";
+}
+std::string templateLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
+                           const std::string& args, const std::string& in) {
+  std::string a = (r.inputArgs.empty() ? "" : r.inputArgs + ", ") + args;
+  for (const auto& prm : r.names->param) a += ", " + prm;
+  auto call = [&](const std::string& I) { return kernel + "<" + I + "><<<" + config + ", 0, stream>>>(" + a + ");\n"; };
+  return in + "if (int_index) " + call("int") + in + "else " + call("long long");
+}
+const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
+
+}  // namespace
+
+std::string reduceScratchCuda(const ir::Pipeline& p, const Names& n, const ir::Stage& s) {
+  std::string count = reducePartialCount(p, n, s);
+  if (s.reduction.dim >= 0) return count;
+  // The chunks' partials, then room for the next level's.
+  return "(" + count + " + (" + count + " + " + kChunkMask + ") / " + kChunk + ")";
+}
+
+std::string reduceDomainPoints(const Names& n, const ir::Stage& s) {
+  std::string t = "(long long)1";
+  for (const auto& a : s.reduction.input.axes) t += " * (long long)(" + ir::printSize(a.count, n.param) + ")";
+  return t;
+}
+
+std::string emitReduceKernelsCuda(const ReduceCuda& r) {
+  Op o = opOf(*r.stage);
+  if (r.stage->reduction.dim < 0) return wholeChunksKernel(r, o) + levelKernel(r, o) + resultKernel(r, o);
+  return lineChunksKernel(r, o) + lineCombineKernel(r, o);
+}
+
+std::string emitReduceLaunchCuda(const ReduceCuda& r) {
+  Op o = opOf(*r.stage);
+  const ir::Reduction& red = r.stage->reduction;
+  std::string in = "    ", P = o.partial;
+  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin + ": " +
+                  (red.dim >= 0 ? "a thread per chunk of a line, then per output point"
+                                : "a warp per chunk, then the partials level by level") +
+                  " */\n" + hostSizes(r, in) +
+                  in + "const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n";
+  if (red.dim >= 0) {
+    t += in + "if (formac_outs > 0 && formac_chunks > 0) {\n" +
+         templateLaunch(r, r.name + "_chunks", grid("formac_outs * formac_chunks"), r.partials, in + "  ") + in + "  " +
+         kCheck + in + "}\n" +
+         in + "if (formac_outs > 0) {\n" +
+         in + "  " + r.name + "_combine<<<" + grid("formac_outs") + ", 0, stream>>>(" + r.partials + ", " + r.result +
+         ", formac_outs, formac_chunks);\n" + in + "  " + kCheck + in + "}\n";
+    return t + "  }\n";
+  }
+  std::string warps = "formac_chunks * " + kLanes;
+  t += in + "if (formac_chunks > 0) {\n" +
+       templateLaunch(r, r.name + "_chunks", grid(warps), r.partials, in + "  ") + in + "  " + kCheck + in + "}\n" +
+       in + "/* The partials combined level by level into one (none for no points). */\n" +
+       in + P + "* formac_from = " + r.partials + ";\n" +
+       in + P + "* formac_to = formac_from + formac_chunks;\n" +
+       in + "for (long long formac_n = formac_chunks; formac_n > 1; formac_n = (formac_n + " + kChunkMask + ") / " +
+       kChunk + ") {\n" +
+       in + "  " + r.name + "_level<<<" + grid("(formac_n + " + kChunkMask + ") / " + kChunk + " * " + kLanes) +
+       ", 0, stream>>>(formac_from, formac_to, formac_n);\n" +
+       in + "  " + kCheck +
+       in + "  " + P + "* formac_swap = formac_from;\n" + in + "  formac_from = formac_to;\n" + in +
+       "  formac_to = formac_swap;\n" + in + "}\n" +
+       in + r.name + "_result<<<1, 1, 0, stream>>>(formac_from, formac_chunks > 0 ? 1 : 0, " + r.result + ");\n" +
+       in + kCheck;
+  return t + "  }\n";
+}
+
+}  // namespace formac::codegen

@@ -1,0 +1,50 @@
+// The CUDA kernels of a Reduce stage (ir/Pipeline.h) and the host code that
+// launches them, mirroring codegen/Reduce_C: the points in chunks of
+// ir::kSumChunk, each reduced into a partial in a device scratch buffer, the
+// partials then combined on the device, floating sums in ir's order
+// (bit-identical to the evaluator), the rest in any order. The result stays
+// in the stage's device buffer: nothing comes back to the host.
+//
+//  * Every point (dim = -1): a warp per chunk; lane j takes the chunk's points
+//    k = j mod 32 in increasing k (the rule's lanes) and the lanes fold with
+//    __shfl_down_sync, s = 16 .. 1 (the rule's pairwise fold). The partials
+//    are combined level by level by the same rule (a warp per chunk of 2048
+//    partials), the host looping over the levels it knows from the sizes;
+//    a last one-thread kernel converts the value into the stage's type.
+//  * Along dimension d: a thread per (output point, chunk of its line) and a
+//    thread per output point combining its line's partials.
+#pragma once
+
+#include <string>
+
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+struct ReduceCuda {
+  const ir::Pipeline* pipeline = nullptr;
+  const ir::Stage* stage = nullptr;  // a Reduce stage
+  const Names* names = nullptr;
+  std::string name;         // the stem of its kernels' names
+  std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
+  std::string inputArgs;    // the host's arguments for them
+  std::string partials;     // host expression: its device scratch (reduceScratchCuda elements)
+  std::string result;       // host expression: the stage's device buffer
+};
+
+// The scratch a Reduce stage needs: this many elements of
+// reducePartialType (host expressions of the parameters, as long long).
+std::string reduceScratchCuda(const ir::Pipeline& p, const Names& n, const ir::Stage& s);
+// The number of points of its reduced domain (a host expression), for the
+// choice of the kernels' index type.
+std::string reduceDomainPoints(const Names& n, const ir::Stage& s);
+
+// The kernels (templates over the index type I, as the other kernels).
+std::string emitReduceKernelsCuda(const ReduceCuda& r);
+// The host statements enqueuing them on `stream`, inside the enqueue
+// function (`int_index`, the parameters as long long, `ws` in scope; a
+// failure returns 1).
+std::string emitReduceLaunchCuda(const ReduceCuda& r);
+
+}  // namespace formac::codegen

@@ -1,0 +1,113 @@
+// The reduction programs of the e2e matrix (LANGUAGE.md §7; declared in
+// Templates.h): every op over element types, the whole image and along each
+// dimension at ranks 1-3, reductions feeding stencils' scalar parameters, a
+// reduction of a computed stage (and of a reduction), several outputs with
+// returned scalars. Sizes cross the chunk of 2048 points (ir::kSumChunk)
+// along a line and in total: empty domains, 1x1, 1xN, primes, lines of
+// 2049 and 4099 points, and 2049x2049 (more than 2048 partials: three
+// levels of the floating-sum rule).
+#include <string>
+#include <vector>
+
+#include "Templates.h"
+
+namespace formac::e2e {
+namespace {
+
+const char* const kParams[] = {"A", "B", "C"};
+
+// sum, min, max, count, any and all of `img` (along `dim`, -1: every point),
+// all returned.
+std::string everyOp(const std::string& type, int rank, int dim) {
+  std::string ext, decl;
+  for (int d = 0; d < rank; ++d) {
+    ext += std::string(d ? "," : "") + kParams[d];
+    decl += std::string(d ? ", " : "") + kParams[d];
+  }
+  std::string along = dim < 0 ? "" : ", " + std::to_string(dim);
+  std::string t = "parameter " + decl + ";\nvector#" + std::to_string(rank) + " " + type + " img[" + ext + "];\n";
+  for (const char* op : {"sum", "min", "max", "count", "any", "all"})
+    t += std::string("r_") + op + " = " + op + "(img" + along + ");\n";
+  return t + "return r_sum, r_min, r_max, r_count, r_any, r_all;\n";
+}
+
+}  // namespace
+
+void reductions(std::vector<ProgramCase>& out) {
+  const std::vector<std::vector<long long>> r1 = {{13}, {1}, {0}, {2}, {2048}, {2049}, {4097}, {70001}};
+  const std::vector<std::vector<long long>> r2 = {{13, 17}, {1, 1},  {1, 7},     {7, 1},     {0, 3},
+                                                  {4, 0},   {70, 130}, {3, 2049}, {2050, 3}, {30, 4099},
+                                                  {4099, 30}, {70, 4099}};
+  const std::vector<std::vector<long long>> r3 = {{5, 7, 3}, {1, 1, 1}, {2, 0, 3},    {2, 3, 4},
+                                                  {3, 1, 2049}, {2049, 2, 3}, {2, 2050, 3}};
+  const std::vector<std::string> all = {"float", "double", "int8", "int16", "uint16", "int", "int64"};
+  for (const char* t : {"float", "double", "int16", "int64"})
+    out.push_back(make(std::string("reduce_r1_") + t, everyOp(t, 1, -1), r1));
+  for (const auto& t : all)
+    for (int dim = -1; dim < 2; ++dim)
+      out.push_back(make("reduce_r2_" + t + (dim < 0 ? "_whole" : "_dim" + std::to_string(dim)), everyOp(t, 2, dim), r2));
+  for (const char* t : {"float", "int", "int8"})
+    for (int dim = -1; dim < 3; ++dim)
+      out.push_back(make(std::string("reduce_r3_") + t + (dim < 0 ? "_whole" : "_dim" + std::to_string(dim)),
+                         everyOp(t, 3, dim), r3));
+
+  // Floating sums of more than 2048 chunks: the partials' rule has a level
+  // of its own.
+  for (const char* t : {"float", "double"})
+    out.push_back(make(std::string("reduce_levels_") + t, fill(R"(parameter M, N;
+vector#2 %T% img[M,N];
+s = sum(img);
+m = max(img);
+return s, m;
+)", {{"%T%", t}}), {{2049, 2049}, {1, 2048}, {13, 17}}));
+
+  // A reduction as a stencil's scalar parameter (converted to its type).
+  out.push_back(make("reduce_scale_by_max", R"(stencil scale(vector#2 float X, float m) { return X / m; }
+parameter M, N;
+vector#2 float img[M,N];
+m = max(img);
+out = scale(img, m);
+return out;
+)", r2));
+  out.push_back(make("reduce_center_int", R"(stencil center(vector#2 int16 X, double mean, int n) { return X - mean + n; }
+parameter M, N;
+vector#2 int16 img[M,N];
+s = sum(img);
+lo = min(img);
+out = center(img:mirror, s, lo);
+return out, s;
+)", r2));
+
+  // Reductions of computed stages, a reduction of a reduction, reductions
+  // along a dimension read by a stencil, several outputs with scalars.
+  out.push_back(make("reduce_computed_chain", R"(stencil grad(vector#2 float X) { return X@[0,1] - X@[0,-1] + X@[1,0] * 0.5f; }
+stencil norm(vector#2 float G, float m, double s) { return G / m + s; }
+stencil above(vector#2 float G) { return cast<int8>(G > 0.5f); }
+stencil diff(vector#1 double R) { return R@[1] - R; }
+parameter M, N;
+vector#2 float img[M,N];
+g = grad(img:mirror);
+m = max(g);
+s = sum(g);
+rows = sum(g, 1);
+total = sum(rows);
+mask = above(g);
+n = count(mask);
+some = any(mask);
+every = all(mask);
+cols = min(g, 0);
+return norm(g, m, s), m, s, rows, total, diff(rows:clamped), n, some, every, cols;
+)", r2));
+  out.push_back(make("reduce_rank3_chain", R"(stencil blur(vector#3 int X) { return X@[0,0,-1] + X@[0,0,1] - 2 * X@[1,0,0]; }
+stencil shift(vector#2 int64 P, int64 lo) { return P - lo; }
+parameter A, B, C;
+vector#3 int img[A,B,C];
+b = blur(img:wrap);
+planes = sum(b, 2);
+lo = min(planes);
+cmax = max(b, 1);
+return shift(planes, lo), lo, cmax;
+)", r3));
+}
+
+}  // namespace formac::e2e
