@@ -52,6 +52,12 @@ Op opOf(const ir::Stage& s) {
   ScalarKind elem = s.reduction.input.body.result->type.scalar;
   Op o;
   switch (s.reduction.op) {
+    case ReduceOp::Histogram:
+    case ReduceOp::Where:
+    case ReduceOp::TopK:
+      userError(s.loc, std::string("'") + ir::reduceOpName(s.reduction.op) +
+                           "' is not compiled for CUDA yet; the C target (--target=openmp) and formac run's "
+                           "jit and eval backends compute it");
     case ReduceOp::Sum:
       o.floatingSum = isFloating(elem);
       o.partial = o.floatingSum ? "double" : "unsigned long long";

@@ -12,7 +12,8 @@ case "${1:-}" in
     mkdir -p "$B"
     for f in "$here"/*.idsl; do
       n="$(basename "$f" .idsl)"
-      "$FORMAC" "$f" -w --print-cuda --kernel-name "$n" --cuda-output "$B/$n.cu" --header-file "$B/$n.h"
+      "$FORMAC" "$f" -w --print-cuda --kernel-name "$n" --cuda-output "$B/$n.cu" --header-file "$B/$n.h" ||
+        { echo "(left out: $n)"; rm -f "$B/$n.cu" "$B/$n.h"; }
     done
     cp "$here/bench_reduce.cu" "$B/"
     nvcc -arch=sm_90 -O3 -std=c++17 -I"$B" -c "$B/bench_reduce.cu" -o /dev/null
