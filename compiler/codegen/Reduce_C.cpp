@@ -168,6 +168,8 @@ Accumulation accumulation(const ir::Stage& s) {
   return a;
 }
 
+}  // namespace
+
 std::string indent(const std::string& text, const std::string& ind) {
   std::string out, line;
   for (char c : text) {
@@ -179,8 +181,6 @@ std::string indent(const std::string& text, const std::string& ind) {
   }
   return out + (line.empty() ? "" : ind + line);
 }
-
-}  // namespace
 
 std::string reducePartialType(const ir::Stage& s) { return accumulation(s).partialType; }
 

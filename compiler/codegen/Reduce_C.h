@@ -27,6 +27,9 @@ std::string reducePartialType(const ir::Stage& s);
 
 std::string emitReduceFunction(const ReduceFunctionC& f);
 
+// `text` with `ind` before each line that is not empty.
+std::string indent(const std::string& text, const std::string& ind);
+
 // Helpers of every reduction (formac_sum_d, the floating min/max): printed
 // once when a pipeline has reductions. `qualifier` as helperPrelude's.
 std::string reducePrelude(const std::string& qualifier);

@@ -14,6 +14,8 @@ std::string str(long long v) { return std::to_string(v); }
 const std::string kChunk = str(ir::kSumChunk);
 const std::string kChunkMask = str(ir::kSumChunk - 1);
 const std::string kLanes = str(ir::kSumLanes);
+// Values a lane computes before adding them (warpPerChunk).
+constexpr int kBatch = 8;
 const std::string kThreads = str(kCudaThreads);
 
 // The reduction's input as a stage of its own, the shape LoopNest prints a
@@ -142,13 +144,17 @@ std::string pointValue(const ReduceCuda& r, const std::string& ind) {
 }
 
 // A warp per chunk of 2048 values of formac_len: lane j accumulates the
-// values k = j mod 32 (`value` computes formac_v at formac_k, `accumulate`
-// adds it), the lanes fold pairwise, lane 0 stores into `out`[chunk].
-// `start`/`advance`: statements placing the first k of a lane and moving it
-// 32 points on (lattice indices).
-std::string warpPerChunk(const Op& o, const std::string& start, const std::string& value,
-                         const std::string& accumulate, const std::string& advance, const std::string& out) {
-  std::string in = "    ";
+// values k = j mod 32 (`value` computes `name`, of type `type`, at formac_k;
+// `accumulate` adds it), the lanes fold pairwise, lane 0 stores into
+// `out`[chunk]. `start`/`advance`: statements placing the first k of a lane
+// and moving it 32 points on (lattice indices). A lane computes kBatch
+// values before it adds them, in the same order, so that their loads are in
+// flight together (one at a time, a warp waits on each).
+std::string warpPerChunk(const Op& o, const std::string& start, const std::string& type, const std::string& name,
+                         const std::string& value, const std::string& accumulate, const std::string& advance,
+                         const std::string& out) {
+  std::string in = "    ", batch = str(kBatch);
+  std::string inside = "formac_k + " + kLanes + " * formac_u < formac_end";
   return "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n"
          "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
          "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes +
@@ -157,8 +163,17 @@ std::string warpPerChunk(const Op& o, const std::string& start, const std::strin
          " ? formac_len : formac_c * " + kChunk + " + " + kChunk + ";\n" +
          in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
          in + o.partial + " formac_acc = " + o.identity + ";\n" +
-         in + "for (; formac_k < formac_end; formac_k += " + kLanes + ") {\n" + value +
-         in + "  " + accumulate + "\n" + advance + in + "}\n" +
+         in + "for (; formac_k < formac_end; formac_k += " + kLanes + " * " + batch + ") {\n" +
+         in + "  " + type + " formac_batch[" + batch + "];\n" +
+         in + "#pragma unroll\n" +
+         in + "  for (int formac_u = 0; formac_u < " + batch + "; ++formac_u) {\n" +
+         in + "    if (" + inside + ") {\n" + value + in + "      formac_batch[formac_u] = " + name + ";\n" +
+         in + "    }\n" + advance + in + "  }\n" +
+         in + "#pragma unroll\n" +
+         in + "  for (int formac_u = 0; formac_u < " + batch + "; ++formac_u) {\n" +
+         in + "    if (!(" + inside + ")) break;\n" +
+         in + "    const " + type + " " + name + " = formac_batch[formac_u];\n" +
+         in + "    " + accumulate + "\n" + in + "  }\n" + in + "}\n" +
          in + "/* The lanes folded pairwise: lane j takes lane j + s, s = 16 .. 1. */\n" +
          in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
          in + "  const " + o.partial + " formac_x = (" + o.partial +
@@ -200,7 +215,9 @@ std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
     advance += in + "  }\n";
   }
   return header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
-         warpPerChunk(o, start, pointValue(r, in + "  "), o.add, advance, "formac_partials") + "}\n\n";
+         warpPerChunk(o, start, cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
+                      indent(advance, "  "), "formac_partials") +
+         "}\n\n";
 }
 
 // dim = -1: one level of combining partials, a warp per chunk of 2048 of them.
@@ -211,8 +228,8 @@ std::string levelKernel(const ReduceCuda& r, const Op& o) {
          "__global__ void __launch_bounds__(" + kThreads + ") " + r.name + "_level(const " + o.partial +
          "* __restrict__ formac_from, " + o.partial + "* __restrict__ formac_to, const long long formac_len) {\n"
          "  const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n" +
-         warpPerChunk(o, "", in + "  const " + o.partial + " formac_x = formac_from[formac_k];\n", o.merge, "",
-                      "formac_to") +
+         warpPerChunk(o, "", o.partial, "formac_x", in + "      const " + o.partial + " formac_x = formac_from[formac_k + " + kLanes + " * formac_u];\n",
+                      o.merge, "", "formac_to") +
          "}\n\n";
 }
 
