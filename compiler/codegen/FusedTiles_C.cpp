@@ -294,6 +294,7 @@ class Emitter {
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
       if (!rowReadable(p_, pc, pid)) {
         bases.insert(pid);
+        if (idx.empty()) return name(pid) + "[0]";  // a scalar of the pipeline (a reduction)
         std::string t = "(" + idx[0] + ")";
         for (size_t d = 1; d < idx.size(); ++d)
           t = "(" + t + " * (" + size(stage(pid).extent[d]) + ") + (" + idx[d] + "))";
