@@ -572,14 +572,19 @@ class PipelineBuilder {
     std::string fn = ir::reduceOpName(op);
     if (e.args.empty() || e.args.size() > 2)
       userError(e.loc, "'" + fn + "' takes an image and optionally a dimension: '" + fn + "(img)' or '" + fn +
-                           "(img, 0)'");
+                           "(img, 0)'; " + std::to_string(e.args.size()) + " argument" +
+                           (e.args.size() == 1 ? "" : "s") + " given");
     const ast::CallArg& a = e.args[0];
     if (a.literal) userError(a.loc, "'" + fn + "' reduces an image, but a number is given");
     if (a.boundary.mode != ast::BoundaryMode::None)
       userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
                                 "effect there");
     Value v = vexpr(*a.value, sc);
-    if (v.kind != Value::Image) userError(a.loc, "'" + fn + "' reduces an image, but a scalar is given");
+    if (v.kind != Value::Image)
+      userError(a.loc, "'" + fn + "' reduces an image, but " +
+                           (v.stage >= 0 ? shown(v.stage) + " is a scalar (a reduction)"
+                                         : a.value->kind == ast::VExpr::Ref && a.value->index.present == false ? "'" + a.value->name + "' is a scalar"
+                                                                            : std::string("a scalar is given")));
     const Stage& img = stage(v.stage);
     if (img.type.isStruct())
       userError(a.loc, "'" + fn + "' reduces an image of numbers, but " + shown(v.stage) + " holds '" +
@@ -656,8 +661,12 @@ class PipelineBuilder {
         } else {
           Value v = vexpr(*arg.value, sc);
           if (v.kind != Value::Scalar)
-            userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
-                                   "' is a scalar, but an image is given");
+            userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is a scalar, but " +
+                                   (stage(v.stage).kind == Stage::Reduce
+                                        ? shown(v.stage) + " is an image of rank " +
+                                              std::to_string(stage(v.stage).rank()) +
+                                              " (a reduction along one dimension)"
+                                        : std::string("an image is given")));
           b.scalar = sema::convert(v.scalar, declared);
         }
         argText = "scalar";
@@ -669,8 +678,9 @@ class PipelineBuilder {
                                  "), but a number is given");
         Value v = vexpr(*arg.value, sc);
         if (v.kind != Value::Image)
-          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
-                                 "' is an image, but a scalar is given");
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is an image, but " +
+                                 (v.stage >= 0 ? shown(v.stage) + " is a scalar (a reduction of the whole image)"
+                                               : std::string("a scalar is given")));
         const Stage& img = stage(v.stage);
         if (img.rank() != prm.rank)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +
