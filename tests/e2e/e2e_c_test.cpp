@@ -529,5 +529,21 @@ return shift(b:mirror, s), m;
 )", {{1, 1}, {2, 3}, {5, 7}, {37, 131}, {130, 1030}});
 }
 
+// A reduction over an empty domain of constant extent (a fixed-size image
+// sampled down to no points): the generated C divided by a constant 0 (the
+// chunk count, an extent) in a loop that never runs, and gcc -Werror rejected
+// it (progfuzz seed t75). Whole-image and along each dimension; the results
+// are the empty reductions' values (ir/Pipeline.h).
+TEST(CBackendRegression, ReductionOfAnEmptyConstantDomain) {
+  expectBothMatch("reduction_empty", R"(stencil f(vector#2 float X, int k, double s) { return X + k + s; }
+vector#2 float img[4,3];
+c = img@[(0,1),(0,4)];
+rows = sum(c, 1);
+cols = max(c, 0);
+m = max(c);
+return f(img, m, sum(c)), rows, cols, m, min(c), count(c), all(c), any(c, 1);
+)", {{}});
+}
+
 }  // namespace
 }  // namespace formac::e2e
