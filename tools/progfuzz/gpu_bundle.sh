@@ -2,7 +2,7 @@
 # tools/progfuzz/gpu_bundle.sh — random programs for the CUDA backend.
 #
 #   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile fusion|window] [--prefix P] [--with-c]
-#          [--max-points N] [--special-values]
+#          [--max-points N] [--special-values] [--with-reductions]
 #
 # Writes programs PREFIX<START> .. PREFIX<START+COUNT-1> of gen.py into
 # DIR/programs and an e2e GPU bundle of them into DIR/bundle
@@ -18,17 +18,21 @@
 # default 150000; 25000 keeps a bundle of 500 programs small enough to carry);
 # --special-values gives the programs inputs with NaN, infinities, -0,
 # subnormals and extremes (about one element in eight).
+# Programs with reductions are left out (named on stderr) until the CUDA
+# backend and the bundle's harness compute and check them; --with-reductions
+# keeps them.
 set -eu
-usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window] [--prefix P] [--with-c] [--max-points N] [--special-values]"
+usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window] [--prefix P] [--with-c] [--max-points N] [--special-values] [--with-reductions]"
 build=${1:?$usage}; dir=${2:?$usage}; start=${3:?$usage}; count=${4:?$usage}
 shift 4
-profile=mixed; prefix=""; extra=()
+profile=mixed; prefix=""; extra=(); reductions=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=${2:?$usage}; shift 2 ;;
     --prefix) prefix=${2:?$usage}; shift 2 ;;
     --with-c) extra+=(--with-c); shift ;;
     --special-values) extra+=(--special-values); shift ;;
+    --with-reductions) reductions=1; shift ;;
     --max-points) extra+=(--max-points "${2:?$usage}"); shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -42,6 +46,10 @@ files=()
 for ((n = start; n < start + count; n++)); do
   f="$dir/programs/p$prefix$n.idsl"
   python3 "$here/gen.py" "$prefix$n" --profile "$profile" -o "$f"
+  if [ $reductions = 0 ] && python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import gen; sys.exit(0 if gen.has_reductions(open(sys.argv[2]).read()) else 1)' "$here" "$f"; then
+    echo "gpu_bundle.sh: p$prefix$n has reductions: left out (--with-reductions keeps it)" >&2
+    continue
+  fi
   files+=("$f")
 done
 "$bundler" "$dir/bundle" "${extra[@]}" --programs "${files[@]}"
