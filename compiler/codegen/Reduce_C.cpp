@@ -221,13 +221,16 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   int run = r.dim < 0 ? rank - 1 : r.dim;
   std::string qr = q(run);
 
-  // Lattice indices at the chunk's first point.
+  // Lattice indices at the chunk's first point. (A divisor is never a
+  // constant 0, which gcc rejects even where the code never runs: an empty
+  // domain of constant extent.)
+  auto divisor = [&](int d) { return "(" + count(d) + " > 0 ? " + count(d) + " : 1)"; };
   std::string start = "long long formac_rest = " + std::string(r.dim < 0 ? "formac_c * " + chunk : "formac_o") + ";\n";
   for (int d = rank - 1; d >= 0; --d) {
     if (d == r.dim) continue;
     bool first = d == 0 || (d == 1 && r.dim == 0);
-    start += "const long long " + q(d) + "_at = " + (first ? "formac_rest" : "formac_rest % " + count(d)) + ";\n";
-    if (!first) start += "formac_rest /= " + count(d) + ";\n";
+    start += "const long long " + q(d) + "_at = " + (first ? "formac_rest" : "formac_rest % " + divisor(d)) + ";\n";
+    if (!first) start += "formac_rest /= " + divisor(d) + ";\n";
   }
   std::string decl = "long long";
   for (int d = 0; d < rank; ++d)
@@ -278,7 +281,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
     }
     runs += "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n" + indent(point + add, "  ") + "}\n";
     return "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
-           "  const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n"
+           "  const long long formac_o = formac_w / formac_per, formac_c = formac_w % formac_per;\n"
            "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
            " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
            "  long long formac_k = formac_c * " + chunk + ";\n" +
@@ -299,6 +302,9 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   t += "  const long long formac_len = " + len + ";  /* points combined into one value */\n"
        "  const long long formac_outs = " + outs + ";\n"
        "  const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk + ";\n"
+       "  /* The divisor below: an empty domain of constant extent has no chunk, and gcc\n"
+       "     rejects a division by a constant 0 even in a loop that never runs. */\n"
+       "  const long long formac_per = formac_chunks > 0 ? formac_chunks : 1;\n"
        "  long long formac_w;\n";
   std::string k = str(r.bins);
   switch (r.op) {

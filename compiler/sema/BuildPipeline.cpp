@@ -576,7 +576,7 @@ class PipelineBuilder {
     std::string fn = ir::reduceOpName(op);
     if (e.args.empty() || e.args.size() > 2)
       userError(e.loc, "'" + fn + "' takes an image and optionally a dimension: '" + fn + "(img)' or '" + fn +
-                           "(img, 0)'");
+                           "(img, 0)'; " + argumentsGiven(e.args.size()));
     int src = globalOperand(fn, e.args[0], sc);
     const Stage& img = stage(src);
     int dim = -1;
@@ -603,19 +603,28 @@ class PipelineBuilder {
   // The image argument of a global operation `fn`: an image of numbers, read
   // without a boundary condition.
   int globalOperand(const std::string& fn, const ast::CallArg& a, Scope& sc) {
-    if (a.literal) userError(a.loc, "'" + fn + "' takes an image, but a number is given");
+    if (a.literal) userError(a.loc, "'" + fn + "' reduces an image, but a number is given");
     if (a.boundary.mode != ast::BoundaryMode::None)
       userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
                                 "effect there");
     Value v = vexpr(*a.value, sc);
-    if (v.kind != Value::Image) userError(a.loc, "'" + fn + "' takes an image, but a scalar is given");
+    if (v.kind != Value::Image)
+      userError(a.loc, "'" + fn + "' reduces an image, but " +
+                           (v.stage >= 0 ? shown(v.stage) + " is a scalar (a reduction)"
+                            : a.value->kind == ast::VExpr::Ref && !a.value->index.present
+                                ? "'" + a.value->name + "' is a scalar"
+                                : std::string("a scalar is given")));
     const Stage& img = stage(v.stage);
     if (img.type.isStruct())
-      userError(a.loc, "'" + fn + "' takes an image of numbers, but " + shown(v.stage) + " holds '" +
-                           img.type.name() + "'; give it one field ('" + userText(v.stage) + "." +
+      userError(a.loc, "'" + fn + "' reduces an image of numbers, but " + shown(v.stage) + " holds '" +
+                           img.type.name() + "'; reduce one field ('" + userText(v.stage) + "." +
                            img.type.structType->fields[0].name + "')");
     used_.insert(v.stage);
     return v.stage;
+  }
+
+  static std::string argumentsGiven(size_t n) {
+    return std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " given";
   }
 
   static double numberArgument(const ast::CallArg& a, const std::string& what) {
@@ -626,7 +635,8 @@ class PipelineBuilder {
   // `histogram(img, BINS, LO, HI)` (LANGUAGE.md §7): int64[BINS].
   Value histogramValue(const ast::VExpr& e, Scope& sc) {
     if (e.args.size() != 4)
-      userError(e.loc, "'histogram' takes an image, a bin count and a range: 'histogram(img, 256, 0, 256)'");
+      userError(e.loc, "'histogram' takes an image, a bin count and a range: 'histogram(img, 256, 0, 256)'; " +
+                           argumentsGiven(e.args.size()));
     int src = globalOperand("histogram", e.args[0], sc);
     const ast::CallArg& b = e.args[1];
     if (!b.literal || b.literal->kind != ast::Expr::IntLit)
@@ -648,7 +658,7 @@ class PipelineBuilder {
     std::string fn = ir::reduceOpName(op);
     if (e.args.size() != 2)
       userError(e.loc, "'" + fn + "' takes an image and a count: '" + fn + "(" +
-                           (op == ir::ReduceOp::Where ? "mask" : "img") + ", 500)'");
+                           (op == ir::ReduceOp::Where ? "mask" : "img") + ", 500)'; " + argumentsGiven(e.args.size()));
     int src = globalOperand(fn, e.args[0], sc);
     const ast::CallArg& k = e.args[1];
     if (!k.literal || k.literal->kind != ast::Expr::IntLit)
@@ -713,8 +723,12 @@ class PipelineBuilder {
         } else {
           Value v = vexpr(*arg.value, sc);
           if (v.kind != Value::Scalar)
-            userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
-                                   "' is a scalar, but an image is given");
+            userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is a scalar, but " +
+                                   (stage(v.stage).kind == Stage::Reduce
+                                        ? shown(v.stage) + " is an image of rank " +
+                                              std::to_string(stage(v.stage).rank()) +
+                                              " (a reduction along one dimension)"
+                                        : std::string("an image is given")));
           b.scalar = sema::convert(v.scalar, declared);
         }
         argText = "scalar";
@@ -726,8 +740,9 @@ class PipelineBuilder {
                                  "), but a number is given");
         Value v = vexpr(*arg.value, sc);
         if (v.kind != Value::Image)
-          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name +
-                                 "' is an image, but a scalar is given");
+          userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is an image, but " +
+                                 (v.stage >= 0 ? shown(v.stage) + " is a scalar (a reduction of the whole image)"
+                                               : std::string("a scalar is given")));
         const Stage& img = stage(v.stage);
         if (img.rank() != prm.rank)
           userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is vector#" +

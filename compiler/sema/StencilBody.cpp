@@ -1,6 +1,7 @@
 #include "sema/StencilBody.h"
 
 #include "sema/ExprBuilder.h"
+#include "sema/GlobalOps.h"
 #include "support/Suggest.h"
 
 #include <algorithm>
@@ -170,6 +171,12 @@ class BodyLowering {
         return select(c, a, b, e.loc);
       }
       case K::Call: {
+        // sum(X), max(X): a reduction, which only the pipeline computes (LANGUAGE.md §7).
+        bool minMax = e.name == "min" || e.name == "max";
+        if (reductionNamed(e.name) && (!minMax || e.args.size() == 1))
+          userError(e.loc, "'" + e.name + "' of an image is a reduction, a statement of the pipeline ('m = " +
+                               e.name + "(img);'), not part of a stencil body; pass its result as a scalar parameter" +
+                               (minMax ? "; in a body '" + e.name + "(a, b)' takes two values" : std::string()));
         std::vector<ExprPtr> args;
         for (const auto& a : e.args) args.push_back(lower(*a));
         return call(e.name, std::move(args), e.loc);

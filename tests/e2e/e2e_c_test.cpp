@@ -512,5 +512,38 @@ return INT_MAX, stdin, f(INFINITY);
 )", {{5, 7}, {37, 131}});
 }
 
+// A reduction read by two stencils that the C backend fuses into one tiled
+// group: the row function indexed the rank-0 stage's read as a row
+// (idx[0] of no indices) and formac crashed (SIGSEGV) on --emit=c. The scalar
+// is read as m[0] there now.
+TEST(CBackendRegression, ReductionReadInAFusedGroup) {
+  expectBothMatch("reduction_fused", R"(stencil scale(vector#2 float X, float k) { return X * k; }
+stencil shift(vector#2 float X, double k) { return X@[0,1] + X@[1,0] - k; }
+parameter M, N;
+vector#2 float img[M,N];
+m = max(img);
+s = sum(img);
+a = scale(img, m);
+b = scale(a, m);
+return shift(b:mirror, s), m;
+)", {{1, 1}, {2, 3}, {5, 7}, {37, 131}, {130, 1030}});
+}
+
+// A reduction over an empty domain of constant extent (a fixed-size image
+// sampled down to no points): the generated C divided by a constant 0 (the
+// chunk count, an extent) in a loop that never runs, and gcc -Werror rejected
+// it (progfuzz seed t75). Whole-image and along each dimension; the results
+// are the empty reductions' values (ir/Pipeline.h).
+TEST(CBackendRegression, ReductionOfAnEmptyConstantDomain) {
+  expectBothMatch("reduction_empty", R"(stencil f(vector#2 float X, int k, double s) { return X + k + s; }
+vector#2 float img[4,3];
+c = img@[(0,1),(0,4)];
+rows = sum(c, 1);
+cols = max(c, 0);
+m = max(c);
+return f(img, m, sum(c)), rows, cols, m, min(c), count(c), all(c), any(c, 1);
+)", {{}});
+}
+
 }  // namespace
 }  // namespace formac::e2e

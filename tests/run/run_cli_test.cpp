@@ -416,8 +416,143 @@ TEST_F(RunCli, ErrorWrongNumberOfInputsOrOutputs) {
   expectError(quote(kBlur) + " -i " + quote(kCamera) + " -o " + quote(scratch("x.png")) + " -o " +
                   quote(scratch("y.png")),
               kBlur + " returns 1 image, but 2 --output were given");
-  expectError(quote(kBlur) + " -i " + quote(kCamera), "returns 1 image, but 0 --output were given");
+  expectError(quote(kBlur) + " -i " + quote(kCamera), kBlur + " returns 1 image, but 0 --output were given");
   expectError("-i " + quote(kCamera) + " -o " + quote(scratch("x.png")), "formac run: no program given");
+}
+
+// ------------------------------------------------------------ reductions
+// formac run ARGS, stdout alone (the timing line goes to stderr).
+CommandResult formacRunStdout(const std::string& args) {
+  return runCommand("(env -u FORMAC_CACHE_DIR XDG_CACHE_HOME=" + quote(scratch("xdg")) + " " + quote(FORMAC_EXE) +
+                    " run " + args + " 2>/dev/null)");
+}
+
+// A .npy of `shape` whose elements are `data` as `descr` ('<f4', '|u1').
+void writeNpy(const std::string& path, const std::string& descr, const std::string& shape, const void* data,
+              size_t bytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  header += std::string(128 - 10 - header.size() - 1, ' ') + "\n";
+  std::string text = std::string("\x93NUMPY\x01\x00", 8);
+  text += static_cast<char>(header.size() & 0xff);
+  text += static_cast<char>(header.size() >> 8);
+  text += header;
+  text.append(static_cast<const char*>(data), bytes);
+  writeFile(path, text);
+}
+
+// The values of a 3x5 float image: their sum depends on the order.
+const float kValues35[15] = {0.5f, 1.0f, -2.0f, 3.25f, 0.0f, 1e-3f, 7.0f, -0.0f, 2.0f, 1.0f, 4.0f, 4.0f, 0.25f, -1.5f, 9.0f};
+
+class RunReductions : public RunCli {
+ protected:
+  static void SetUpTestSuite() {
+    RunCli::SetUpTestSuite();
+    writeNpy(scratch("a35.npy"), "<f4", "3, 5", kValues35, sizeof kValues35);
+    const unsigned char bytes[12] = {0, 5, 255, 3, 0, 1, 200, 7, 9, 0, 0, 4};
+    writeNpy(scratch("b26.npy"), "|u1", "2, 6", bytes, sizeof bytes);
+    writeFile(scratch("image_and_scalars.idsl"),
+              "stencil scale(vector#2 float A, float m) { return A / m; }\n"
+              "parameter M, N;\nvector#2 float a[M,N];\nm = max(a);\ns = sum(a);\nout = scale(a, m);\n"
+              "return out, m, s;\n");
+    writeFile(scratch("scalars_only.idsl"),
+              "parameter M, N;\nvector#2 int8 a[M,N];\nn = count(a);\ns = sum(a);\nlo = min(a);\nb = all(a);\n"
+              "return n, s, lo, b;\n");
+    writeFile(scratch("rows.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nrows = sum(a, 1);\nreturn rows;\n");
+  }
+};
+
+const char* const kBackends[] = {"eval", "jit"};
+
+// `return out, m, s;`: the scalars on stdout as `name = value`, in the
+// order of the return; the one image in the one --output; eval and jit
+// print the same text.
+TEST_F(RunReductions, ImageAndScalars) {
+  std::string printed[2];
+  for (int b = 0; b < (kJit ? 2 : 1); ++b) {
+    std::string out = scratch(std::string("scaled_") + kBackends[b] + ".npy");
+    CommandResult r = formacRunStdout(quote(scratch("image_and_scalars.idsl")) + " -i " + quote(scratch("a35.npy")) +
+                                      " --backend=" + kBackends[b] + " -o " + quote(out));
+    ASSERT_EQ(r.status, 0) << r.output;
+    printed[b] = r.output;
+    // max is exact; the sum is a double printed to round-trip: 15 values in
+    // one chunk, one per lane, folded pairwise (ir/Pipeline.h)
+    ASSERT_EQ(r.output.rfind("m = 9\ns = ", 0), 0u) << r.output;
+    double lane[32] = {};
+    for (int i = 0; i < 15; ++i) lane[i] += kValues35[i];
+    for (int w = 16; w >= 1; w /= 2)
+      for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+    EXPECT_EQ(std::stod(r.output.substr(10)), lane[0]) << r.output;
+    EXPECT_EQ(r.output.back(), '\n');
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2);
+    std::string npy = readFile(out);
+    ASSERT_EQ(npy.size(), 128u + 15 * 4) << kBackends[b];
+    for (int i = 0; i < 15; ++i) {
+      float v;
+      std::memcpy(&v, npy.data() + 128 + 4 * i, 4);
+      EXPECT_EQ(v, kValues35[i] / 9.0f) << kBackends[b] << " " << i;
+    }
+  }
+  if (kJit) {
+    EXPECT_EQ(printed[0], printed[1]) << "eval and jit print different scalars";
+  }
+}
+
+// A program that returns only scalars takes no --output.
+TEST_F(RunReductions, ScalarsOnlyNeedNoOutput) {
+  std::string printed[2];
+  for (int b = 0; b < (kJit ? 2 : 1); ++b) {
+    CommandResult r = formacRunStdout(quote(scratch("scalars_only.idsl")) + " -i " + quote(scratch("b26.npy")) +
+                                      " --backend=" + kBackends[b]);
+    ASSERT_EQ(r.status, 0) << r.output;
+    // int8 is 0..255: count 8, sum 484 (int64), min 0, all 0 (int)
+    EXPECT_EQ(r.output, "n = 8\ns = 484\nlo = 0\nb = 0\n") << kBackends[b];
+    printed[b] = r.output;
+  }
+  if (kJit) {
+    EXPECT_EQ(printed[0], printed[1]);
+  }
+}
+
+// A 1-D result (a sum along dimension 1) written as text: one value per
+// line, to a .txt file or to stdout with '-'; eval and jit byte-identical.
+TEST_F(RunReductions, RowsAsText) {
+  std::string text[2];
+  for (int b = 0; b < (kJit ? 2 : 1); ++b) {
+    std::string out = scratch(std::string("rows_") + kBackends[b] + ".txt");
+    CommandResult r = formacRun(quote(scratch("rows.idsl")) + " -i " + quote(scratch("a35.npy")) + " --backend=" +
+                                kBackends[b] + " -o " + quote(out));
+    ASSERT_EQ(r.status, 0) << r.output;
+    text[b] = readFile(out);
+    ASSERT_EQ(std::count(text[b].begin(), text[b].end(), '\n'), 3) << text[b];
+    ASSERT_EQ(text[b].back(), '\n');
+    EXPECT_EQ(text[b].rfind("2.75\n", 0), 0u) << text[b];
+    EXPECT_NE(text[b].find("\n15.75\n"), std::string::npos) << text[b];
+    double row1 = std::stod(text[b].substr(5));
+    EXPECT_NEAR(row1, 10.001, 1e-6);
+    CommandResult dash = formacRunStdout(quote(scratch("rows.idsl")) + " -i " + quote(scratch("a35.npy")) +
+                                         " --backend=" + kBackends[b] + " -o -");
+    ASSERT_EQ(dash.status, 0) << dash.output;
+    EXPECT_EQ(dash.output, text[b]) << "'-o -' and '-o x.txt' differ";
+  }
+  if (kJit) {
+    EXPECT_EQ(text[0], text[1]) << "eval and jit write different text";
+  }
+}
+
+TEST_F(RunReductions, ErrorOutputCountNamesTheScalars) {
+  expectError(quote(scratch("scalars_only.idsl")) + " -i " + quote(scratch("b26.npy")) + " -o " +
+                  quote(scratch("x.txt")),
+              scratch("scalars_only.idsl") + " returns 0 images (and 4 scalars, written to stdout), but 1 --output "
+                                             "was given");
+  std::string base = quote(scratch("image_and_scalars.idsl")) + " -i " + quote(scratch("a35.npy"));
+  expectError(base, scratch("image_and_scalars.idsl") +
+                        " returns 1 image (and 2 scalars, written to stdout), but 0 --output were given");
+  expectError(base + " -o " + quote(scratch("x.npy")) + " -o " + quote(scratch("y.txt")),
+              scratch("image_and_scalars.idsl") +
+                  " returns 1 image (and 2 scalars, written to stdout), but 2 --output were given");
+  writeFile(scratch("one_scalar.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nreturn a, max(a);\n");
+  expectError(quote(scratch("one_scalar.idsl")) + " -i " + quote(scratch("a35.npy")),
+              scratch("one_scalar.idsl") + " returns 1 image (and 1 scalar, written to stdout), but 0 --output were given");
 }
 
 TEST_F(RunCli, ErrorBadCommandLine) {

@@ -19,6 +19,7 @@ vector functions and struct images.
 """
 import argparse
 import random
+import re
 import sys
 
 TYPES = ['int8', 'int16', 'int', 'float', 'double']
@@ -179,6 +180,9 @@ class Gen:
         self.struct_fields = None
         self.inputs = []
         self.params = []
+        self.red_scalars = []   # names of whole-image reductions (scalars of the pipeline)
+        self.red_used = set()   # those passed to a stencil's scalar parameter
+        self.force_scalar = None  # a scalar argument the next stencil call must take
 
     # -------------------------------------------------------------- helpers
     def chance(self, p):
@@ -497,6 +501,8 @@ class Gen:
         first image argument (an Img)."""
         n_img = self.pick([1, 2, 3], [5, 3, 2])
         n_scalar = self.pick([0, 1, 2], [5, 3, 1])
+        if self.force_scalar and n_scalar == 0:
+            n_scalar = 1
         a0 = first
         nested = False
         if a0 is None:
@@ -574,8 +580,15 @@ class Gen:
     def scalar_arg(self, decl):
         """An argument for a scalar parameter declared `decl`: a literal that
         does not fit it is an error, so it becomes 1 (no further draw)."""
+        if self.force_scalar and not self.in_vfn:
+            n, self.force_scalar = self.force_scalar, None
+            self.red_used.add(n)
+            return n
         if self.scalars and not self.in_vfn and self.chance(0.5):
-            return self.pick(self.scalars)[0]
+            n = self.pick(self.scalars)[0]
+            if n in self.red_scalars:
+                self.red_used.add(n)
+            return n
         k = self.r.random()
         if k < 0.5:
             lit = self.pick(['0', '1', '2', '3', '7', '100', '-1', '-5'])
@@ -598,8 +611,9 @@ class Gen:
         for p in params:
             if p['kind'] == 'img':
                 decl = p['elem']
-                if p['struct'] is None and self.chance(0.1):
+                if p['struct'] is None and not p.get('byfield') and self.chance(0.1):
                     decl = self.pick_type()
+                p['decl_img'] = decl
                 decls.append('vector#%d %s %s' % (p['rank'], decl, p['name']))
             else:
                 decls.append('%s %s' % (p['decl'], p['name']))
@@ -852,6 +866,111 @@ class Gen:
         src.uses += 1
         self.add(Img(out, o2.type, list(src.ext), o2.struct), out)
 
+    # -------------------------------------------------------------- reductions
+    REDUCE_OPS = ['sum', 'min', 'max', 'count', 'any', 'all']
+
+    @staticmethod
+    def reduce_type(op, elem):
+        """ir::reduceResultType (LANGUAGE.md §7)."""
+        if op == 'sum':
+            return 'double' if floating(elem) else 'int64'
+        if op in ('min', 'max'):
+            return elem
+        return 'int64' if op == 'count' else 'int'
+
+    def st_reduce(self, r):
+        """`m = max(img);` (a scalar of the pipeline, which later stencil calls
+        may take as a scalar argument) or `rows = sum(img, d);` (an image of one
+        rank less), over an earlier image or one field of a struct image. Its
+        choices come from `r`, the program's reduction stream."""
+        src = r.choice(self.pool)
+        op = r.choice(self.REDUCE_OPS)
+        text, elem = src.text, src.type
+        if src.struct:
+            f, elem = r.choice(src.struct)
+            text += '.' + f
+        dim = r.randrange(src.rank) if r.random() < 0.35 else None
+        if dim is not None:
+            text += ', %d' % dim
+        rtype = self.reduce_type(op, elem)
+        name = self.fresh('r')
+        src.uses += 1
+        self.lines.append('%s = %s(%s);' % (name, op, text))
+        if dim is None or src.rank == 1:
+            self.scalars.append((name, rtype))
+            self.red_scalars.append(name)
+        else:
+            self.add(Img(name, rtype, [e for d, e in enumerate(src.ext) if d != dim]))
+
+    def use_reductions(self, r, outs):
+        """Every whole-image reduction that no stencil took: passed to a new
+        stencil call's scalar parameter (its result joins `outs`), returned as
+        an extra result, or both. The names to return beside the images."""
+        extra = []
+        for n in self.red_scalars:
+            if n in self.red_used:
+                if r.random() < 0.25:
+                    extra.append(n)
+                continue
+            k = r.random()
+            if k < 0.7:
+                self.force_scalar = n
+                text, out = self.stencil_call()
+                self.force_scalar = None
+                name = self.fresh('s')
+                self.lines.append('%s = %s;' % (name, text))
+                outs.append(self.add(out, name))
+            if k >= 0.4:
+                extra.append(n)
+        return extra
+
+    # -------------------------------------------------------------- field by field
+    def st_byfield(self, r):
+        """A stencil declared on a scalar type T applied to struct images whose
+        fields all have type T (docs/language-decisions.md, "field by field"):
+        its image parameters are `vector#N T`, given u3 images (all of the one
+        struct type) and sometimes plain images beside them; the result is a
+        u3 image. Read at offsets, never indexed; unit scales."""
+        structs = [i for i in self.pool if i.type == 'u3']
+        if not structs:
+            return
+        a0 = r.choice(structs)
+        t = self.u3_type
+        args = [a0]
+        for _ in range(r.choice([0, 0, 1, 2])):
+            same = [i for i in self.pool if i.rank == a0.rank and same_extent(i.ext, a0.ext, self.nparams)
+                    and (i.struct is None or i.type == 'u3')]
+            args.append(r.choice(same))
+        r.shuffle(args)
+        params = []
+        for img in args:
+            params.append({'kind': 'img', 'rank': a0.rank, 'scales': [1] * a0.rank, 'indexonly': False,
+                           'elem': t if img.type == 'u3' else img.type, 'struct': None, 'byfield': True})
+        for _ in range(r.choice([0, 0, 1, 2])):
+            params.append({'kind': 'scalar', 'decl': self.pick_type([1, 1, 3, 3, 2])})
+        sig = tuple((p['kind'], p.get('rank'), p.get('elem'), tuple(p.get('scales') or ()),
+                     p.get('indexonly'), p.get('decl') if p['kind'] == 'scalar' else None)
+                    for p in params)
+        # The same stencil may already run on plain images: reuse it when its
+        # image parameters are declared with their images' types.
+        reuse = [d for d in self.defs if d.signature() == sig and d.ret_cast is None and
+                 all(p['kind'] != 'img' or p.get('decl_img') == p['elem'] for p in d.params)]
+        d = r.choice(reuse) if reuse and r.random() < 0.5 else self.new_def(params, None)
+        texts = []
+        ai = 0
+        for p in d.params:
+            if p['kind'] == 'img':
+                img = args[ai]
+                ai += 1
+                img.uses += 1
+                m = self.mode([t] if img.type == 'u3' else [img.type])
+                texts.append(self.with_mode(img.text, m))
+            else:
+                texts.append(self.scalar_arg(p['decl']))
+        name = self.fresh('b')
+        self.lines.append('%s = %s(%s);' % (name, d.name, ', '.join(texts)))
+        self.add(Img(name, 'u3', list(a0.ext), [(f, t) for f in self.u3_fields]))
+
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
@@ -888,6 +1007,13 @@ class Gen:
             struct = fields
             self.struct_fields = fields
         n_in = self.pick([1, 2, 3], [4, 3, 2])
+        # Reductions and field-by-field calls (mixed profile only) draw their
+        # choices from streams of their own, so that the programs without
+        # them stay what they were.
+        red = random.Random('%s:reduce' % self.seed)
+        with_red = self.profile == 'mixed' and red.random() < 0.3
+        bf = random.Random('%s:byfield' % self.seed)
+        with_bf = self.profile == 'mixed' and bf.random() < 0.15
         decls = []
         if self.params:
             decls.append('parameter %s;' % ', '.join(self.params))
@@ -910,6 +1036,17 @@ class Gen:
                 decls.append('vector#%d %s %s[%s];' % (rank, t, name, ','.join(ext_decl)))
                 self.pool.append(Img(name, t, list(ext)))
                 self.inputs.append(self.pool[-1])
+        if with_bf:
+            # struct u3 { T x; T y; T z; }: a stencil on T runs on it field by field
+            self.u3_type = bf.choice(self.types)
+            self.u3_fields = bf.choice([['x', 'y'], ['x', 'y', 'z'], ['r', 'g', 'b', 'a']])
+            self.structs.append('struct u3 { %s }' % ' '.join('%s %s;' % (self.u3_type, f) for f in self.u3_fields))
+            for i in range(bf.choice([1, 1, 2])):
+                name = 'col%d' % i
+                self.names_used.add(name)
+                decls.append('vector#%d u3 %s[%s];' % (rank, name, ','.join(ext_decl)))
+                self.pool.append(Img(name, 'u3', list(ext), [(f, self.u3_type) for f in self.u3_fields]))
+                self.inputs.append(self.pool[-1])
         for i in range(self.pick([0, 1, 2], [5, 3, 1])):
             t = self.pick_type([1, 1, 3, 3, 2])
             n = 'k%d' % i
@@ -925,6 +1062,10 @@ class Gen:
         if self.chains:
             n_calls = r.randint(4, 9)
         for _ in range(n_calls):
+            if with_red and red.random() < 0.4:
+                self.st_reduce(red)
+            if with_bf and bf.random() < 0.5:
+                self.st_byfield(bf)
             k = r.random()
             if self.chains:
                 k = 0.0 if k < 0.9 else k
@@ -949,10 +1090,16 @@ class Gen:
         imp = random.Random('%s:import' % self.seed)
         if not self.chains and imp.random() < 0.12:
             self.st_import(imp)
+        if with_red and (not self.red_scalars or red.random() < 0.3):
+            self.st_reduce(red)
+        if with_bf and bf.random() < 0.5:
+            self.st_byfield(bf)
+        consumers = []
+        extra = self.use_reductions(red, consumers) if with_red else []
         # results: the sinks first
         computed = [i for i in self.pool if i not in self.inputs]
         sinks = [i for i in computed if i.uses == 0] or computed
-        outs = [sinks[-1]]
+        outs = [sinks[-1]] + [c for c in consumers if c is not sinks[-1]]
         for _ in range(self.pick([0, 1, 2], [5, 3, 1]) if not self.chains else 0):
             c = self.pick(self.pool)
             if c not in outs or self.chance(0.2):
@@ -962,6 +1109,10 @@ class Gen:
             # return a sub-domain of the result
             text, _ = self.crop(outs[0])
             ret = text
+        if extra:
+            # whole-image reductions returned beside the images (`return a, m;`),
+            # or in their place
+            ret = ', '.join(extra) if red.random() < 0.1 else ret + ', ' + ', '.join(extra)
         text = ['// progfuzz seed=%s sizes=%s' % (self.seed, ','.join('x'.join(map(str, p)) for p in self.runs))]
         text += self.imports
         text += self.structs
@@ -994,6 +1145,12 @@ class Gen:
 def generate(seed, profile='mixed'):
     """The program text for `seed` (its first line names the sizes)."""
     return Gen(seed, profile).program()
+
+
+def has_reductions(text):
+    """Whether the program has a reduction statement (`m = max(img);`): the
+    generator writes no other statement that starts with one of their names."""
+    return re.search(r'^[A-Za-z_]\w* = (sum|min|max|count|any|all)\(', text, re.M) is not None
 
 
 def sizes_of(text):

@@ -85,7 +85,8 @@ def run_seed(seed, a):
     res = {'seed': seed, 'sizes': sizes}
     cat, log = None, ''
     replay = None
-    for flags in (['--emit=c'], ['--emit=c', '--no-fuse'], ['--emit=cuda']):
+    emits = [['--emit=c'], ['--emit=c', '--no-fuse'], ['--emit=cuda']]
+    for flags in emits:
         cmd = [formac, prog, '-w', '-o', '/dev/null'] + flags
         rc, out = sh(cmd, 60)
         if rc != 0:
