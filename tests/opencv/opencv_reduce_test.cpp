@@ -18,8 +18,10 @@
 //   stage
 // Outputs start poisoned (0xA5 bytes), so a result left unwritten shows.
 //
-// kKnownBugs: the tests of an open formac bug are skipped with its description
-// (FORMAC_OPENCV_KNOWN_BUGS=run runs them), as in opencv_boundary_test.
+// Histograms whose bin width is not exact in binary (16 bins over [10, 200))
+// are checked against LANGUAGE.md's rule, not calcHist: calcHist rounds
+// bins / (hi - lo) first and puts some values on a bin edge one bin lower
+// (docs/language-decisions.md, Reductions).
 #include <gtest/gtest.h>
 
 #include <opencv2/core.hpp>
@@ -62,39 +64,6 @@ struct Size2 {
 const Size2 kSizes[] = {{1, 1}, {1, 4099}, {7, 13}, {257, 131}, {1024, 768}};
 
 std::string sizeName(Size2 s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
-
-// Open formac bugs: the tests named here are skipped with the text (see the header).
-struct KnownBug {
-  const char* test;
-  const char* why;
-};
-const KnownBug kKnownBugs[] = {
-    {"Histogram.Int8Bins16From10To200",
-     "formac bins v as floor((v - lo) * bins / (hi - lo)) (exact on a bin edge); calcHist "
-     "as floor(v * a + b), a = bins / (hi - lo), b = -lo * a, both rounded: v = 105 of "
-     "histogram(img, 16, 10, 200) is formac's bin 8 and OpenCV's 7. Reduced: a 1x1 int8 "
-     "image of 105"},
-    {"Histogram.Uint16Bins100From1000To60000",
-     "the same bin-edge rule (LANGUAGE.md §7 says calcHist's): edges 1000 + 590 k fall in "
-     "bin k for formac, often k - 1 for calcHist"},
-};
-
-bool skipKnownBug() {
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "." + info->name();
-  const char* run = std::getenv("FORMAC_OPENCV_KNOWN_BUGS");
-  if (run && std::string(run) == "run") return false;
-  for (const KnownBug& b : kKnownBugs)
-    if (name == b.test) {
-      std::printf("known formac bug, skipped (FORMAC_OPENCV_KNOWN_BUGS=run runs it): %s\n", b.why);
-      return true;
-    }
-  return false;
-}
-#define SKIP_IF_KNOWN_BUG()                 \
-  do {                                      \
-    if (skipKnownBug()) GTEST_SKIP();       \
-  } while (0)
 
 template <typename T>
 void poison(T* p, size_t n) {
@@ -361,15 +330,6 @@ TEST(Histogram, Int8Bins16From10To200DocumentedRule) {
   }
 }
 
-TEST(Histogram, Int8Bins16From10To200) {
-  SKIP_IF_KNOWN_BUG();
-  for (auto& [name, img] : int8Images()) {
-    std::vector<long long> h, h16;
-    runHist8(img, h, h16);
-    expectSameHist(h16.data(), calcHist(img, 16, 10, 200), "histogram(img, 16, 10, 200) vs calcHist, " + name);
-  }
-}
-
 // Every value in one bin of the 16 (none on an edge): 153..163 are in bin 12,
 // [152.5, 164.375).
 TEST(Histogram, Int8Bins16OneBinContention) {
@@ -404,15 +364,6 @@ TEST(Histogram, Uint16Bins64) {
     expectSameHist(h64.data(), calcHist(img, 64, 0, 65536), "histogram(img, 64, 0, 65536) vs calcHist, " + name);
     expectSameHist(h.data(), documentedHist<unsigned short>(img, 100, 1000, 60000),
                    "histogram(img, 100, 1000, 60000) vs LANGUAGE.md's rule, " + name);
-  }
-}
-
-TEST(Histogram, Uint16Bins100From1000To60000) {
-  SKIP_IF_KNOWN_BUG();
-  for (auto& [name, img] : uint16Images()) {
-    std::vector<long long> h, h64;
-    runHist16(img, h, h64);
-    expectSameHist(h.data(), calcHist(img, 100, 1000, 60000), "histogram(img, 100, 1000, 60000) vs calcHist, " + name);
   }
 }
 
