@@ -73,9 +73,12 @@ Accumulation accumulation(const ir::Stage& s) {
         a.combine = "  double formac_r = formac_sum_d(formac_p, formac_chunks);\n";
       } else {
         a.partialType = "unsigned long long";
-        a.init = "unsigned long long formac_acc = 0;\n";
-        a.add = "formac_acc += (unsigned long long)formac_v;\n";
-        a.finish = "formac_acc";
+        // A chunk of 2048 values of 16 bits or fewer sums within an int
+        // (2048 * 65535 < 2^31): the loop then adds without widening each value.
+        bool narrow = elem == ScalarKind::Int8 || elem == ScalarKind::Int16 || elem == ScalarKind::Uint16;
+        a.init = narrow ? "int formac_acc = 0;\n" : "unsigned long long formac_acc = 0;\n";
+        a.add = narrow ? "formac_acc += formac_v;\n" : "formac_acc += (unsigned long long)formac_v;\n";
+        a.finish = narrow ? "(unsigned long long)(long long)formac_acc" : "formac_acc";
         a.combine = fold("0", "formac_r += formac_p[formac_i];");
       }
       break;
@@ -84,20 +87,26 @@ Accumulation accumulation(const ir::Stage& s) {
       bool isMax = s.reduction.op == ReduceOp::Max;
       a.partialType = T;
       if (isFloating(elem)) {
-        // In a chunk: the order-preserving integer key of each value that
-        // is not NaN (formac_key_f, reducePrelude), so that the loop is a
-        // plain integer max a compiler vectorizes; the chunk's partial is a
-        // value again (NaN when it had none). The partials combine with
-        // formac_max_total_f, where NaN is the identity.
+        // In a chunk: the order-preserving integer key of each value, NaN's
+        // replaced by the limit no value has (INT_MIN is the key of a NaN),
+        // all by masks, so that the loop is a plain integer max a compiler
+        // vectorizes; the chunk's partial is a value again (NaN when it had
+        // none). The partials combine with formac_max_total_f, where NaN is
+        // the identity.
         bool f32 = elem == ScalarKind::Float;
-        std::string suf = f32 ? "f" : "d", K = f32 ? "int" : "long long";
+        std::string suf = f32 ? "f" : "d", K = f32 ? "int" : "long long", bytes = f32 ? "4" : "8";
         std::string fn = std::string(isMax ? "formac_max_total_" : "formac_min_total_") + suf;
         std::string lim = f32 ? (isMax ? "(-2147483647 - 1)" : "2147483647")
                               : (isMax ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL");
-        a.init = K + " formac_acc = " + lim + ";\nint formac_seen = 0;\n";
-        a.add = "formac_acc = formac_v == formac_v && formac_key_" + suf + "(formac_v)" + (isMax ? " > " : " < ") +
-                "formac_acc ? formac_key_" + suf + "(formac_v) : formac_acc;\nformac_seen |= formac_v == formac_v;\n";
-        a.finish = "formac_seen ? formac_unkey_" + suf + "(formac_acc) : NAN";
+        std::string mag = f32 ? "0x7fffffff" : "0x7fffffffffffffffLL", inf = f32 ? "0x7f800000" : "0x7ff0000000000000LL";
+        std::string shift = f32 ? "31" : "63";
+        a.init = K + " formac_acc = " + lim + ";\n";
+        a.add = "{\n  " + K + " formac_b;\n  memcpy(&formac_b, &formac_v, " + bytes + ");\n"
+                "  const " + K + " formac_nan = -(" + K + ")((formac_b & " + mag + ") > " + inf + ");\n"
+                "  const " + K + " formac_key = ((formac_b ^ ((formac_b >> " + shift + ") & " + mag +
+                ")) & ~formac_nan) | (" + lim + " & formac_nan);\n"
+                "  formac_acc = formac_key" + (isMax ? " > " : " < ") + "formac_acc ? formac_key : formac_acc;\n}\n";
+        a.finish = "formac_acc == " + lim + " ? NAN : formac_unkey_" + suf + "(formac_acc)";
         a.combine = fold(std::string("formac_chunks == 0 ? ") + (isMax ? "-INFINITY" : "INFINITY") + " : NAN",
                          "formac_r = " + fn + "(formac_r, formac_p[formac_i]);");
       } else {
@@ -149,7 +158,7 @@ Accumulation accumulation(const ir::Stage& s) {
       break;
     case ReduceOp::Count:
       a.partialType = "long long";
-      a.init = "long long formac_acc = 0;\n";
+      a.init = "int formac_acc = 0;\n";  /* at most 2048 in a chunk */
       a.add = "formac_acc += formac_v != 0;\n";
       a.finish = "formac_acc";
       a.combine = fold("0", "formac_r += formac_p[formac_i];");
