@@ -12,18 +12,6 @@ using ir::ReduceOp;
 
 std::string str(long long v) { return std::to_string(v); }
 
-// The reduction's input as a stage of its own, the shape LoopNest prints a
-// point of: its extent is the reduced domain.
-ir::Stage domainStage(const ir::Stage& s) {
-  ir::Stage d;
-  d.id = s.id;
-  d.name = s.name;
-  d.type = s.reduction.input.body.result->type;
-  for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
-  d.pieces.push_back(s.reduction.input);
-  return d;
-}
-
 // A double constant as C reads it back exactly.
 std::string doubleLiteral(double v) {
   char buf[64];
@@ -178,6 +166,16 @@ Accumulation accumulation(const ir::Stage& s) {
 }
 
 }  // namespace
+
+ir::Stage domainStage(const ir::Stage& s) {
+  ir::Stage d;
+  d.id = s.id;
+  d.name = s.name;
+  d.type = s.reduction.input.body.result->type;
+  for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
+  d.pieces.push_back(s.reduction.input);
+  return d;
+}
 
 std::string indent(const std::string& text, const std::string& ind) {
   std::string out, line;

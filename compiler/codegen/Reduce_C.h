@@ -27,6 +27,10 @@ std::string reducePartialType(const ir::Stage& s);
 
 std::string emitReduceFunction(const ReduceFunctionC& f);
 
+// A Reduce stage's input as a stage of its own, the shape LoopNest prints a
+// point of: its extent is the reduced domain (both reduction printers).
+ir::Stage domainStage(const ir::Stage& s);
+
 // `text` with `ind` before each line that is not empty.
 std::string indent(const std::string& text, const std::string& ind);
 

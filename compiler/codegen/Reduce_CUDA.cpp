@@ -18,17 +18,6 @@ const std::string kLanes = str(ir::kSumLanes);
 constexpr int kBatch = 8;
 const std::string kThreads = str(kCudaThreads);
 
-// The reduction's input as a stage of its own, the shape LoopNest prints a
-// point of: its extent is the reduced domain (as Reduce_C.cpp).
-ir::Stage domainStage(const ir::Stage& s) {
-  ir::Stage d;
-  d.id = s.id;
-  d.name = s.name;
-  d.type = s.reduction.input.body.result->type;
-  for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
-  d.pieces.push_back(s.reduction.input);
-  return d;
-}
 
 std::string integerLimit(ScalarKind k, bool highest) {
   long long lo, hi;

@@ -8,17 +8,7 @@
 
 namespace formac::codegen {
 
-bool coversExtent(const ir::Pipeline& p, const ir::Stage& s) {
-  if (!passes::isWholeStencil(p, s)) return false;
-  const ir::Piece& pc = s.pieces[0];
-  int np = static_cast<int>(p.params.size());
-  for (size_t d = 0; d < pc.axes.size(); ++d) {
-    long long c;
-    if (!ir::isConst(pc.validLo[d], &c) || c != 0) return false;
-    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
-  }
-  return true;
-}
+bool coversExtent(const ir::Pipeline& p, const ir::Stage& s) { return passes::coversWholeExtent(p, s); }
 
 bool outputOwner(const ir::Pipeline& p, size_t i) {
   int id = p.outputs[i];

@@ -28,18 +28,6 @@ ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
   return copy;
 }
 
-bool coversWholeExtent(const ir::Pipeline& p, const ir::Stage& s) {
-  if (!isWholeStencil(p, s)) return false;
-  const ir::Piece& pc = s.pieces[0];
-  int np = static_cast<int>(p.params.size());
-  for (size_t d = 0; d < pc.axes.size(); ++d) {
-    long long lo;
-    if (!ir::isConst(pc.validLo[d], &lo) || lo != 0) return false;
-    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
-  }
-  return true;
-}
-
 // A producer of reduction `r` that may be absorbed into it, or -1. Stages in
 // `dead` were absorbed already: their reads no longer count.
 int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::Edge>& edges,

@@ -96,6 +96,18 @@ bool isWholeStencil(const ir::Pipeline& p, const Stage& s) {
   return true;
 }
 
+bool coversWholeExtent(const ir::Pipeline& p, const Stage& s) {
+  if (!isWholeStencil(p, s)) return false;
+  const ir::Piece& pc = s.pieces[0];
+  int np = static_cast<int>(p.params.size());
+  for (size_t d = 0; d < pc.axes.size(); ++d) {
+    long long lo;
+    if (!ir::isConst(pc.validLo[d], &lo) || lo != 0) return false;
+    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(s.extent[d], ir::sizeConst(1)), np)) return false;
+  }
+  return true;
+}
+
 // Whether every read of the piece is at offset 0, and its operations
 // (reads excluded when `countReads` is false).
 static int countOperations(const ir::Piece& pc, bool countReads, bool* offsetZero) {

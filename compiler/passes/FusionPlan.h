@@ -71,6 +71,10 @@ constexpr int kOnePassOps = 32;
 // (start 0, step 1); what may join a group.
 bool isWholeStencil(const ir::Pipeline& p, const ir::Stage& s);
 
+// A whole stencil whose valid box is its whole extent: it computes every
+// point (none left 0).
+bool coversWholeExtent(const ir::Pipeline& p, const ir::Stage& s);
+
 // Whether a member is cheap to recompute where it is read: every read at
 // offset 0 (its value at a point needs its producers at that point only)
 // and at most kInlineOps operations (a math call counts as more). Shared by
