@@ -118,6 +118,25 @@ std::string scanKernel(const ReduceCuda& r) {
          "}\n\n";
 }
 
+// The stage whose buffer holds the reduction's values in order (point k at
+// [k]) when its input body is a plain read of it, else -1: a histogram
+// then reads 16 bytes at a time.
+int flatSource(const ReduceCuda& r) {
+  const ir::Piece& pc = r.stage->reduction.input;
+  const ir::Expr& e = *pc.body.result;
+  if (!pc.body.lets.empty() || e.kind != ir::Expr::ImageRead || e.field >= 0 || e.firstDim != 0) return -1;
+  const ir::Stage& src = r.pipeline->stages[static_cast<size_t>(e.producer)];
+  if (src.rank() != static_cast<int>(pc.axes.size()) || src.type.isStruct() || src.type.scalar != e.type.scalar) return -1;
+  auto zero = [](const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const && z->value == 0); };
+  for (const auto& o : e.origin)
+    if (!zero(o)) return -1;
+  for (size_t d = 0; d < pc.axes.size(); ++d)
+    if (e.axes[d].offset != 0 || e.axes[d].scale != 1 || pc.axes[d].step != 1 || !zero(pc.axes[d].start) ||
+        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
+      return -1;
+  return e.producer;
+}
+
 // ------------------------------------------------------------ histogram
 
 int histogramCopies(long long bins) { return bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
@@ -162,19 +181,41 @@ std::string histogramKernels(const ReduceCuda& r) {
   std::string N = copies ? "unsigned" : "unsigned long long";
   t += copies ? "  unsigned* const formac_mine = formac_h + (threadIdx.x / 32 % " + C + ") * " + B + ";\n"
               : "  unsigned long long* const formac_mine = formac_out;\n";
+  std::string count = "const int formac_b = " + bin + ";\n"
+                      "if (formac_b != formac_run) {\n"
+                      "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
+                      "  formac_run = formac_b;\n"
+                      "  formac_n = 0;\n"
+                      "}\n"
+                      "++formac_n;\n";
   t += "  int formac_run = -1;  /* the bin of this thread's run of points, formac_n of them */\n"
-       "  " + N + " formac_n = 0;\n" +
-       eachPoint(r, "",
-                 "if (formac_in) {\n"
-                 "  const int formac_b = " + bin + ";\n"
-                 "  if (formac_b != formac_run) {\n"
-                 "    if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
-                 "    formac_run = formac_b;\n"
-                 "    formac_n = 0;\n"
-                 "  }\n"
-                 "  ++formac_n;\n"
-                 "}\n") +
-       "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
+       "  " + N + " formac_n = 0;\n";
+  int src = flatSource(r);
+  if (src >= 0) {
+    std::string T = scalarCType(elem), per = "(16 / (int)sizeof(" + T + "))";
+    t += "  /* The image as stored: 16 bytes at a time from the first 16-byte boundary, the points before it and\n"
+         "     after the last whole 16 bytes one by one. */\n"
+         "  const " + T + "* const formac_p = " + r.names->stage[static_cast<size_t>(src)] + ";\n"
+         "  (void)formac_chunks;\n"
+         "  const long long formac_head = formac_minll(formac_len, (long long)((16 - ((unsigned long long)formac_p & 15)) & 15) / (long long)sizeof(" + T + "));\n"
+         "  const long long formac_vectors = (formac_len - formac_head) / " + per + ";\n"
+         "  const long long formac_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  const long long formac_threads = (long long)gridDim.x * blockDim.x;\n"
+         "  for (long long formac_i = formac_t; formac_i < formac_vectors; formac_i += formac_threads) {\n"
+         "    const uint4 formac_w = __ldg((const uint4*)(formac_p + formac_head) + formac_i);\n"
+         "    " + T + " formac_e[" + per + "];\n"
+         "    memcpy(formac_e, &formac_w, 16);\n"
+         "#pragma unroll\n"
+         "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n"
+         "      const " + T + " formac_x = formac_e[formac_u];\n" + indent(count, "      ") + "    }\n  }\n"
+         "  const long long formac_rest = formac_len - formac_vectors * " + per + ";  /* the head and the tail */\n"
+         "  for (long long formac_i = formac_t; formac_i < formac_rest; formac_i += formac_threads) {\n"
+         "    const " + T + " formac_x = formac_p[formac_i < formac_head ? formac_i : formac_i + formac_vectors * " + per + "];\n" +
+         indent(count, "    ") + "  }\n";
+  } else {
+    t += eachPoint(r, "", "if (formac_in) {\n" + indent(count, "  ") + "}\n");
+  }
+  t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
   if (copies)
     t += "  __syncthreads();\n"
          "  for (int formac_b = (int)threadIdx.x; formac_b < " + B + "; formac_b += (int)blockDim.x) {\n"
