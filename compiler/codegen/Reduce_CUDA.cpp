@@ -1,9 +1,12 @@
 #include "codegen/Reduce_CUDA.h"
 
+#include <stdexcept>
+
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Reduce_C.h"
+#include "codegen/Select_CUDA.h"
 
 namespace formac::codegen {
 namespace {
@@ -46,9 +49,7 @@ Op opOf(const ir::Stage& s) {
     case ReduceOp::Histogram:
     case ReduceOp::Where:
     case ReduceOp::TopK:
-      userError(s.loc, std::string("'") + ir::reduceOpName(s.reduction.op) +
-                           "' is not compiled for CUDA yet; the C target (--target=openmp) and formac run's "
-                           "jit and eval backends compute it");
+      throw std::logic_error("Select_CUDA compiles histogram, where and topk");
     case ReduceOp::Sum:
       o.floatingSum = isFloating(elem);
       o.partial = o.floatingSum ? "double" : "unsigned long long";
@@ -180,15 +181,19 @@ std::string header(const ReduceCuda& r, const std::string& suffix, const std::st
   return t;
 }
 
-// dim = -1: a warp per chunk of the domain's points, row-major.
-std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
+// The lattice indices q0.. of point formac_k (row-major), at indentation `in`.
+std::string pointIndices(const ReduceCuda& r, const std::string& in) {
   int rank = rankOf(*r.stage);
-  std::string in = "    ";
   std::string start = in + "/* The lattice indices of point k (row-major), then moved on with it. */\n" +
                       in + "long long formac_rest = formac_k;\n";
   for (int d = rank - 1; d > 0; --d)
     start += in + "I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
-  start += in + "I q0 = (I)formac_rest;\n";
+  return start + in + "I q0 = (I)formac_rest;\n";
+}
+
+// The lattice indices moved on by 32 points (at indentation `in` + 2).
+std::string advanceIndices(const ReduceCuda& r, const std::string& in) {
+  int rank = rankOf(*r.stage);
   std::string advance = in + "  " + q(rank - 1) + " += " + kLanes + ";\n";
   if (rank > 1) {
     advance += in + "  while (" + q(rank - 1) + " >= " + n(rank - 1) + ") {\n" + in + "    " + q(rank - 1) + " -= " +
@@ -203,9 +208,15 @@ std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
     }
     advance += in + "  }\n";
   }
+  return advance;
+}
+
+// dim = -1: a warp per chunk of the domain's points, row-major.
+std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
+  std::string in = "    ";
   return header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
-         warpPerChunk(o, start, cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
-                      indent(advance, "  "), "formac_partials") +
+         warpPerChunk(o, pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v",
+                      pointValue(r, in + "      "), o.add, indent(advanceIndices(r, in), "  "), "formac_partials") +
          "}\n\n";
 }
 
@@ -324,7 +335,23 @@ const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
 
 }  // namespace
 
+namespace reduce_cuda {
+std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params) {
+  return header(r, suffix, params);
+}
+std::string kernelDomain(const ReduceCuda& r) { return domainDeclarations(r); }
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) { return pointIndices(r, in); }
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in) { return advanceIndices(r, in); }
+std::string kernelPointValue(const ReduceCuda& r, const std::string& in) { return pointValue(r, in); }
+std::string hostDomain(const ReduceCuda& r, const std::string& in) { return hostSizes(r, in); }
+std::string hostLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
+                       const std::string& args, const std::string& in) {
+  return templateLaunch(r, kernel, config, args, in);
+}
+}  // namespace reduce_cuda
+
 std::string reduceScratchCuda(const ir::Pipeline& p, const Names& n, const ir::Stage& s) {
+  if (isSelection(s.reduction.op)) return selectScratchCuda(n, s);
   std::string count = reducePartialCount(p, n, s);
   if (s.reduction.dim >= 0) return count;
   // The chunks' partials, then room for the next level's.
@@ -338,12 +365,14 @@ std::string reduceDomainPoints(const Names& n, const ir::Stage& s) {
 }
 
 std::string emitReduceKernelsCuda(const ReduceCuda& r) {
+  if (isSelection(r.stage->reduction.op)) return emitSelectKernelsCuda(r);
   Op o = opOf(*r.stage);
   if (r.stage->reduction.dim < 0) return wholeChunksKernel(r, o) + levelKernel(r, o) + resultKernel(r, o);
   return lineChunksKernel(r, o) + lineCombineKernel(r, o);
 }
 
 std::string emitReduceLaunchCuda(const ReduceCuda& r) {
+  if (isSelection(r.stage->reduction.op)) return emitSelectLaunchCuda(r);
   Op o = opOf(*r.stage);
   const ir::Reduction& red = r.stage->reduction;
   std::string in = "    ", P = o.partial;

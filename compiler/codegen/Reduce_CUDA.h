@@ -11,6 +11,7 @@
 //    are combined level by level by the same rule (a warp per chunk of 2048
 //    partials), the host looping over the levels it knows from the sizes;
 //    a last one-thread kernel converts the value into the stage's type.
+//  * Histograms, where and topk: Select_CUDA.h.
 //  * Along dimension d: a thread per (output point, chunk of its line) and a
 //    thread per output point combining its line's partials.
 #pragma once
@@ -46,5 +47,23 @@ std::string emitReduceKernelsCuda(const ReduceCuda& r);
 // function (`int_index`, the parameters as long long, `ws` in scope; a
 // failure returns 1).
 std::string emitReduceLaunchCuda(const ReduceCuda& r);
+
+// Pieces of these kernels that Select_CUDA.cpp builds on.
+namespace reduce_cuda {
+// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>, <parameters as I>) {`
+std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params);
+// In a kernel: the domain's extents formac_n0.. (I), formac_len and formac_chunks (long long).
+std::string kernelDomain(const ReduceCuda& r);
+// The lattice indices q0.. (I) of the point formac_k, and moving them on by 32 points.
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
+// Declares formac_v, the value at q0.., and computes it (the fused input body).
+std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
+// Host: formac_len (long long).
+std::string hostDomain(const ReduceCuda& r, const std::string& in);
+// Host: `kernel<int or long long><<<config, 0, stream>>>(<inputs>, args, <parameters>);`
+std::string hostLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
+                       const std::string& args, const std::string& in);
+}  // namespace reduce_cuda
 
 }  // namespace formac::codegen

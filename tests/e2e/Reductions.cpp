@@ -31,6 +31,45 @@ std::string everyOp(const std::string& type, int rank, int dim) {
   return t + "return r_sum, r_min, r_max, r_count, r_any, r_all;\n";
 }
 
+// The ranges of histogram(), a mask's threshold that few points pass,
+// per element type (the random values of Values.h).
+struct SelectionType {
+  const char* type;
+  const char* lo;
+  const char* hi;
+  const char* rare;
+};
+const SelectionType kSelectionTypes[] = {
+    {"int8", "0", "256", "250"},           {"int16", "-3000", "3001.5", "2990"}, {"uint16", "0", "65536", "65000"},
+    {"int", "-1000", "1000", "990"},       {"int64", "-1099511627776.0", "1099511627777.0", "cast<int64>(1090000) * 1000000"},
+    {"float", "-4", "4", "3.9"},           {"double", "-4", "4.25", "3.9"}};
+
+// histogram, where and topk of `img` (and of a constant image, a mask) of
+// one element type, all returned.
+std::string selections(const SelectionType& s) {
+  return fill(R"(stencil flat(vector#2 %T% X) { return cast<%T%>(5); }
+stencil dense(vector#2 %T% X) { return cast<int8>(X > 0); }
+stencil rare(vector#2 %T% X) { return cast<int8>(X > %RARE%); }
+parameter M, N;
+vector#2 %T% img[M,N];
+h_warp = histogram(img, 61, %LO%, %HI%);
+h_block = histogram(img, 3000, %LO%, %HI%);
+h_global = histogram(img, 10000, %LO%, %HI%);
+h_inner = histogram(img, 8, -2.5, 2.5);
+h_one = histogram(flat(img), 10, 0, 10);
+w_1 = where(dense(img), 1);
+w_dense = where(dense(img), 3000);
+w_rare = where(rare(img), 5000);
+w_img = where(img, 50);
+t_1 = topk(img, 1);
+t_7 = topk(img, 7);
+t_big = topk(img, 2500);
+t_all = topk(img, 5000);
+t_ties = topk(flat(img), 5);
+return h_warp, h_block, h_global, h_inner, h_one, w_1, w_dense, w_rare, w_img, t_1, t_7, t_big, t_all, t_ties;
+)", {{"%T%", s.type}, {"%LO%", s.lo}, {"%HI%", s.hi}, {"%RARE%", s.rare}});
+}
+
 }  // namespace
 
 void reductions(std::vector<ProgramCase>& out) {
@@ -50,6 +89,26 @@ void reductions(std::vector<ProgramCase>& out) {
     for (int dim = -1; dim < 3; ++dim)
       out.push_back(make(std::string("reduce_r3_") + t + (dim < 0 ? "_whole" : "_dim" + std::to_string(dim)),
                          everyOp(t, 3, dim), r3));
+
+  // Histograms, where and topk: every type at the chunk-crossing sizes;
+  // rank 1 and 3 with one of each.
+  for (const auto& s : kSelectionTypes) out.push_back(make(std::string("reduce_select_") + s.type, selections(s), r2));
+  out.push_back(make("reduce_select_r1", R"(parameter A;
+vector#1 float img[A];
+h = histogram(img, 256, -4, 4);
+w = where(img, 3000);
+t = topk(img, 2049);
+return h, w, t;
+)", r1));
+  out.push_back(make("reduce_select_r3", R"(stencil grad(vector#3 int16 X) { return X@[0,0,1] - X@[0,0,-1] + X@[1,0,0]; }
+parameter A, B, C;
+vector#3 int16 img[A,B,C];
+g = grad(img:mirror);
+h = histogram(g, 500, -9000, 9000);
+w = where(g, 100);
+t = topk(g, 100);
+return h, w, t;
+)", r3));
 
   // Floating sums of more than 2048 chunks: the partials' rule has a level
   // of its own.

@@ -1,0 +1,566 @@
+#include "codegen/Select_CUDA.h"
+
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "codegen/ExprPrinter.h"
+
+namespace formac::codegen {
+namespace {
+
+using ir::ReduceOp;
+namespace rc = reduce_cuda;
+
+std::string str(long long v) { return std::to_string(v); }
+const std::string kIn = "    ";  // a chunk's statements
+const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
+
+ScalarKind elementOf(const ir::Stage& s) { return s.reduction.input.body.result->type.scalar; }
+std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
+
+// A double constant as C reads it back exactly (as Reduce_C).
+std::string doubleLiteral(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string t = buf;
+  if (t.find_first_of(".en") == std::string::npos) t += ".0";
+  return v < 0 ? "(" + t + ")" : t;
+}
+
+std::string indent(const std::string& text, const std::string& ind) {
+  std::string out, line;
+  for (char c : text) {
+    line += c;
+    if (c == '\n') {
+      out += (line == "\n" ? "" : ind) + line;
+      line.clear();
+    }
+  }
+  return out + (line.empty() ? "" : ind + line);
+}
+
+// The chunks of the domain, a warp per chunk (grid-stride), the 32 lanes
+// going through a chunk together so that they can ballot: lane j visits the
+// points k = j mod 32, formac_in says whether its k is in the chunk and
+// formac_x is then the value at k (else 0). `chunk` starts a chunk (it may
+// `continue` to the next), `point` runs at every step, `end` ends a chunk.
+std::string eachPoint(const ReduceCuda& r, const std::string& chunk, const std::string& point,
+                      const std::string& end = "") {
+  std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk);
+  return "  const int formac_j = (int)(threadIdx.x % 32);  /* the lane */\n"
+         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / 32);\n"
+         "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; formac_c < formac_chunks;\n"
+         "       formac_c += formac_warps) {\n" +
+         kIn + "const long long formac_end = formac_len - formac_c * " + chunkSize + " < " + chunkSize +
+         " ? formac_len : formac_c * " + chunkSize + " + " + chunkSize + ";\n" +
+         kIn + "long long formac_k = formac_c * " + chunkSize + " + formac_j;\n" + indent(chunk, kIn) +
+         rc::kernelPointIndices(r, kIn) +
+         kIn + "for (long long formac_base = formac_c * " + chunkSize + "; formac_base < formac_end; formac_base += 32) {\n" +
+         kIn + "  const bool formac_in = formac_k < formac_end;\n" +
+         kIn + "  " + T + " formac_x = 0;\n" +
+         kIn + "  if (formac_in) {\n" + rc::kernelPointValue(r, kIn + "    ") + kIn + "    formac_x = formac_v;\n" +
+         kIn + "  }\n" + indent(point, kIn + "  ") +
+         kIn + "  formac_k += 32;\n" + rc::kernelAdvance(r, kIn) + kIn + "}\n" + indent(end, kIn) + "  }\n";
+}
+
+// A plain kernel's loop over i in [0, n).
+std::string gridStride(const std::string& n) {
+  return "for (long long formac_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_i < " + n +
+         "; formac_i += (long long)gridDim.x * blockDim.x)";
+}
+std::string flatGrid(const std::string& n) {
+  return "dim3((unsigned)formac_maxll(1, formac_minll((" + n + " + 255) / 256, 1 << 20)), 1, 1), dim3(256, 1, 1)";
+}
+
+// Host: formac_len, formac_chunks, and formac_blocks, the blocks of the
+// kernels that take a chunk per warp: at most 8 per SM (they go over the
+// chunks grid-stride; a histogram's blocks each add theirs into the result),
+// and enough that no block counts 2^31 points into one 32-bit counter.
+std::string hostSizes(const ReduceCuda& r, const std::string& in) {
+  return rc::hostDomain(r, in) +
+         in + "const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + str(ir::kSumChunk) + ";\n" +
+         in + "int formac_device = 0, formac_sms = 0;\n" +
+         in + "FORMAC_CUDA_CHECK(cudaGetDevice(&formac_device), return 1);\n" +
+         in + "FORMAC_CUDA_CHECK(cudaDeviceGetAttribute(&formac_sms, cudaDevAttrMultiProcessorCount, formac_device), return 1);\n" +
+         in + "const long long formac_blocks = formac_maxll(formac_minll((formac_chunks + 7) / 8, 8LL * formac_maxll(formac_sms, 1)),\n" +
+         in + "                                             formac_len / 2147483648LL + 1);\n";
+}
+std::string chunkGrid() { return "dim3((unsigned)formac_blocks, 1, 1), dim3(256, 1, 1)"; }
+
+// counts[0..n) into exclusive offsets, counts[n] the total: one block, each
+// thread summing a run of counts, the runs' sums scanned in shared memory.
+std::string scanKernel(const ReduceCuda& r) {
+  return "/* " + r.stage->name + ": formac_counts[0..n) into their exclusive prefix sums, formac_counts[n] the total. */\n"
+         "__global__ void __launch_bounds__(1024) " + r.name + "_scan(long long* __restrict__ formac_counts, const long long formac_n) {\n"
+         "  __shared__ long long formac_sums[1024];\n"
+         "  const int formac_t = (int)threadIdx.x;\n"
+         "  const long long formac_per = (formac_n + 1023) / 1024;\n"
+         "  const long long formac_lo = formac_minll(formac_n, formac_t * formac_per);\n"
+         "  const long long formac_hi = formac_minll(formac_n, formac_lo + formac_per);\n"
+         "  long long formac_sum = 0;\n"
+         "  for (long long formac_i = formac_lo; formac_i < formac_hi; ++formac_i) formac_sum += formac_counts[formac_i];\n"
+         "  formac_sums[formac_t] = formac_sum;\n"
+         "  __syncthreads();\n"
+         "  for (int formac_o = 1; formac_o < 1024; formac_o *= 2) {\n"
+         "    const long long formac_left = formac_t >= formac_o ? formac_sums[formac_t - formac_o] : 0;\n"
+         "    __syncthreads();\n"
+         "    formac_sums[formac_t] += formac_left;\n"
+         "    __syncthreads();\n"
+         "  }\n"
+         "  long long formac_at = formac_sums[formac_t] - formac_sum;\n"
+         "  for (long long formac_i = formac_lo; formac_i < formac_hi; ++formac_i) {\n"
+         "    const long long formac_x = formac_counts[formac_i];\n"
+         "    formac_counts[formac_i] = formac_at;\n"
+         "    formac_at += formac_x;\n"
+         "  }\n"
+         "  if (formac_t == 1023) formac_counts[formac_n] = formac_sums[1023];\n"
+         "}\n\n";
+}
+
+// The stage whose buffer holds the reduction's values in order (point k at
+// [k]) when its input body is a plain read of it, else -1: a histogram
+// then reads 16 bytes at a time.
+int flatSource(const ReduceCuda& r) {
+  const ir::Piece& pc = r.stage->reduction.input;
+  const ir::Expr& e = *pc.body.result;
+  if (!pc.body.lets.empty() || e.kind != ir::Expr::ImageRead || e.field >= 0 || e.firstDim != 0) return -1;
+  const ir::Stage& src = r.pipeline->stages[static_cast<size_t>(e.producer)];
+  if (src.rank() != static_cast<int>(pc.axes.size()) || src.type.isStruct() || src.type.scalar != e.type.scalar) return -1;
+  auto zero = [](const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const && z->value == 0); };
+  for (const auto& o : e.origin)
+    if (!zero(o)) return -1;
+  for (size_t d = 0; d < pc.axes.size(); ++d)
+    if (e.axes[d].offset != 0 || e.axes[d].scale != 1 || pc.axes[d].step != 1 || !zero(pc.axes[d].start) ||
+        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
+      return -1;
+  return e.producer;
+}
+
+// ------------------------------------------------------------ histogram
+
+int histogramCopies(long long bins) { return bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
+bool smallTable(ScalarKind k) { return k == ScalarKind::Int16 || k == ScalarKind::Uint16; }
+
+std::string histogramKernels(const ReduceCuda& r) {
+  const ir::Reduction& red = r.stage->reduction;
+  ScalarKind elem = elementOf(*r.stage);
+  std::string lo = doubleLiteral(red.lo), hi = doubleLiteral(red.hi), B = str(red.bins), C = str(histogramCopies(red.bins));
+  long long vlo = 0, vhi = 0;
+  if (!isFloating(elem)) integerRange(elem, &vlo, &vhi);
+  std::string t = "/* " + r.stage->name + ": the bin of value x by the rule (ir/Pipeline.h), -1 if it is not counted. */\n"
+                  "static __device__ __forceinline__ int " + r.name + "_bin(const double formac_x) {\n"
+                  "  const double formac_b = floor(__ddiv_rn(__dmul_rn(__dsub_rn(formac_x, " + lo + "), " + B + ".0), " +
+                  hi + " - " + lo + "));\n"
+                  "  return formac_x >= " + lo + " && formac_x < " + hi + " && formac_b >= 0.0 && formac_b < " + B +
+                  ".0 ? (int)formac_b : -1;\n}\n\n";
+  if (smallTable(elem))
+    t += "/* " + r.stage->name + ": the bin of every 16-bit value v at formac_table[v + " + str(-vlo) + "]. */\n"
+         "__global__ void __launch_bounds__(256) " + r.name + "_table(int* __restrict__ formac_table) {\n"
+         "  " + gridStride("65536") + "\n    formac_table[formac_i] = " + r.name + "_bin((double)(formac_i - " +
+         str(-vlo) + "));\n}\n\n";
+  int copies = histogramCopies(red.bins);
+  std::string bin = elem == ScalarKind::Int8 ? "formac_table8[formac_x]"
+                    : smallTable(elem)       ? "formac_table[(int)formac_x + " + str(-vlo) + "]"
+                                             : r.name + "_bin((double)formac_x)";
+  t += "/* " + r.stage->name + ": " +
+       (copies ? "a histogram per " + std::string(copies > 1 ? "warp" : "block") + " in shared memory, then added into the result"
+               : std::string("the counts added straight into the result (too many bins for shared memory)")) +
+       ". Each thread counts a run of points of one bin at once. */\n" +
+       rc::kernelHeader(r, "_hist", "unsigned long long* __restrict__ formac_out, const int* __restrict__ formac_table") +
+       rc::kernelDomain(r) + "  (void)formac_table;\n";
+  if (copies)
+    t += "  __shared__ unsigned formac_h[" + C + " * " + B + "];\n"
+         "  for (int formac_i = (int)threadIdx.x; formac_i < " + C + " * " + B +
+         "; formac_i += (int)blockDim.x) formac_h[formac_i] = 0u;\n";
+  if (elem == ScalarKind::Int8)
+    t += "  __shared__ int formac_table8[256];\n"
+         "  for (int formac_i = (int)threadIdx.x; formac_i < 256; formac_i += (int)blockDim.x) formac_table8[formac_i] = " +
+         r.name + "_bin((double)formac_i);\n";
+  if (copies || elem == ScalarKind::Int8) t += "  __syncthreads();\n";
+  std::string N = copies ? "unsigned" : "unsigned long long";
+  t += copies ? "  unsigned* const formac_mine = formac_h + (threadIdx.x / 32 % " + C + ") * " + B + ";\n"
+              : "  unsigned long long* const formac_mine = formac_out;\n";
+  std::string count = "const int formac_b = " + bin + ";\n"
+                      "if (formac_b != formac_run) {\n"
+                      "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
+                      "  formac_run = formac_b;\n"
+                      "  formac_n = 0;\n"
+                      "}\n"
+                      "++formac_n;\n";
+  t += "  int formac_run = -1;  /* the bin of this thread's run of points, formac_n of them */\n"
+       "  " + N + " formac_n = 0;\n";
+  int src = flatSource(r);
+  if (src >= 0) {
+    std::string T = scalarCType(elem), per = "(16 / (int)sizeof(" + T + "))";
+    t += "  /* The image as stored: 16 bytes at a time from the first 16-byte boundary, the points before it and\n"
+         "     after the last whole 16 bytes one by one. */\n"
+         "  const " + T + "* const formac_p = " + r.names->stage[static_cast<size_t>(src)] + ";\n"
+         "  (void)formac_chunks;\n"
+         "  const long long formac_head = formac_minll(formac_len, (long long)((16 - ((unsigned long long)formac_p & 15)) & 15) / (long long)sizeof(" + T + "));\n"
+         "  const long long formac_vectors = (formac_len - formac_head) / " + per + ";\n"
+         "  const long long formac_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  const long long formac_threads = (long long)gridDim.x * blockDim.x;\n"
+         "  for (long long formac_i = formac_t; formac_i < formac_vectors; formac_i += formac_threads) {\n"
+         "    const uint4 formac_w = __ldg((const uint4*)(formac_p + formac_head) + formac_i);\n"
+         "    " + T + " formac_e[" + per + "];\n"
+         "    memcpy(formac_e, &formac_w, 16);\n"
+         "#pragma unroll\n"
+         "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n"
+         "      const " + T + " formac_x = formac_e[formac_u];\n" + indent(count, "      ") + "    }\n  }\n"
+         "  const long long formac_rest = formac_len - formac_vectors * " + per + ";  /* the head and the tail */\n"
+         "  for (long long formac_i = formac_t; formac_i < formac_rest; formac_i += formac_threads) {\n"
+         "    const " + T + " formac_x = formac_p[formac_i < formac_head ? formac_i : formac_i + formac_vectors * " + per + "];\n" +
+         indent(count, "    ") + "  }\n";
+  } else {
+    t += eachPoint(r, "", "if (formac_in) {\n" + indent(count, "  ") + "}\n");
+  }
+  t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
+  if (copies)
+    t += "  __syncthreads();\n"
+         "  for (int formac_b = (int)threadIdx.x; formac_b < " + B + "; formac_b += (int)blockDim.x) {\n"
+         "    unsigned long long formac_s = 0;\n"
+         "    for (int formac_w = 0; formac_w < " + C + "; ++formac_w) formac_s += formac_h[formac_w * " + B + " + formac_b];\n"
+         "    if (formac_s) atomicAdd(formac_out + formac_b, formac_s);\n"
+         "  }\n";
+  return t + "}\n\n";
+}
+
+std::string histogramLaunch(const ReduceCuda& r) {
+  const ir::Reduction& red = r.stage->reduction;
+  std::string in = "    ";
+  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin + ": counted per block, added into the result */\n" +
+                  hostSizes(r, in) +
+                  in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + r.result + ", 0, sizeof(long long) * " + str(red.bins) +
+                  ", stream), return 1);\n";
+  if (smallTable(elementOf(*r.stage)))
+    t += in + r.name + "_table<<<256, 256, 0, stream>>>((int*)" + r.partials + ");\n" + in + kCheck;
+  t += in + "if (formac_chunks > 0) {\n" +
+       rc::hostLaunch(r, r.name + "_hist", chunkGrid(),
+                      "(unsigned long long*)" + r.result + ", (const int*)" + r.partials, in + "  ") +
+       in + "  " + kCheck + in + "}\n";
+  return t + "  }\n";
+}
+
+// ------------------------------------------------------------ where
+
+std::string whereKernels(const ReduceCuda& r) {
+  std::string k = K(*r.stage);
+  std::string t = "/* " + r.stage->name + ": the points that are not 0, counted per chunk. */\n" +
+                  rc::kernelHeader(r, "_count", "long long* __restrict__ formac_counts") + rc::kernelDomain(r) +
+                  eachPoint(r, "long long formac_n = 0;\n",
+                            "formac_n += __popc(__ballot_sync(0xffffffffu, formac_in && formac_x != 0));\n",
+                            "if (formac_j == 0) formac_counts[formac_c] = formac_n;\n") +
+                  "}\n\n" + scanKernel(r);
+  t += "/* " + r.stage->name + ": each chunk that starts below " + k +
+       " writes its points' indices from its offset on, in order. */\n" +
+       rc::kernelHeader(r, "_write", "const long long* __restrict__ formac_offsets, long long* __restrict__ formac_out") +
+       rc::kernelDomain(r) +
+       eachPoint(r, "long long formac_at = formac_offsets[formac_c];\nif (formac_at >= " + k + ") continue;\n",
+                 "const bool formac_on = formac_in && formac_x != 0;\n"
+                 "const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
+                 "const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
+                 "if (formac_on && formac_p < " + k + ") formac_out[formac_p] = formac_k;\n"
+                 "formac_at += __popc(formac_m);\n"
+                 "if (formac_at >= " + k + ") break;\n") +
+       "}\n\n";
+  t += "/* " + r.stage->name + ": -1 after the last index found. */\n"
+       "__global__ void __launch_bounds__(256) " + r.name + "_fill(const long long* __restrict__ formac_total, "
+       "long long* __restrict__ formac_out) {\n"
+       "  const long long formac_from = *formac_total;\n"
+       "  " + gridStride(k) + "\n    if (formac_i >= formac_from) formac_out[formac_i] = -1;\n}\n\n";
+  return t;
+}
+
+std::string whereLaunch(const ReduceCuda& r) {
+  std::string in = "    ", k = K(*r.stage);
+  return "  { /* " + r.stage->name + " = " + r.stage->origin + ": counts per chunk, their scan, then the indices */\n" +
+         hostSizes(r, in) +
+         in + "long long* formac_counts = " + r.partials + ";  /* a chunk's count, then its offset; the total last */\n" +
+         in + "if (formac_chunks > 0) {\n" +
+         rc::hostLaunch(r, r.name + "_count", chunkGrid(), "formac_counts", in + "  ") + in + "  " + kCheck + in + "}\n" +
+         in + r.name + "_scan<<<1, 1024, 0, stream>>>(formac_counts, formac_chunks);\n" + in + kCheck +
+         in + "if (formac_chunks > 0) {\n" +
+         rc::hostLaunch(r, r.name + "_write", chunkGrid(), "formac_counts, " + r.result, in + "  ") + in + "  " + kCheck +
+         in + "}\n" +
+         in + r.name + "_fill<<<" + flatGrid(k) + ", 0, stream>>>(formac_counts + formac_chunks, " + r.result + ");\n" +
+         in + kCheck + "  }\n";
+}
+
+// ------------------------------------------------------------ topk
+
+// The unsigned key of formac_x whose order is the values' (floating: -0
+// below +0), and its width in bits.
+std::pair<std::string, int> orderKey(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Int8: return {"(unsigned long long)formac_x", 8};
+    case ScalarKind::Int16: return {"(unsigned long long)(formac_x + 32768)", 16};
+    case ScalarKind::Uint16: return {"(unsigned long long)formac_x", 16};
+    case ScalarKind::Int: return {"(unsigned long long)((unsigned)formac_x ^ 0x80000000u)", 32};
+    case ScalarKind::Float: return {"(unsigned long long)((unsigned)formac_key_f(formac_x) ^ 0x80000000u)", 32};
+    case ScalarKind::Int64: return {"(unsigned long long)formac_x ^ 0x8000000000000000ULL", 64};
+    case ScalarKind::Double: return {"(unsigned long long)formac_key_d(formac_x) ^ 0x8000000000000000ULL", 64};
+  }
+  return {"", 0};
+}
+
+// The digits of the radix select, from the top: (shift, bits), 11 bits or fewer.
+std::vector<std::pair<int, int>> digits(int keyBits) {
+  std::vector<std::pair<int, int>> d;
+  for (int top = keyBits; top > 0; top -= 11) d.push_back({top - 11 > 0 ? top - 11 : 0, top - 11 > 0 ? 11 : top});
+  return d;
+}
+
+// The state in the scratch: formac_s[0] the key's digits chosen so far
+// (after the last digit: T, the key of the K-th best), [1] how many of the
+// points that match them are still to be taken, [2] the points that are
+// not NaN, [3] the points chosen (min(K, [2])), [5] the points with the
+// last digit picked (after the last: with key T), [7] the candidates
+// appended; [8..2056) a digit's histogram; then the chunks' counts and the
+// candidates' keys and indices.
+const int kState = 8, kDigitBins = 2048;
+
+std::string topkKernels(const ReduceCuda& r) {
+  ScalarKind elem = elementOf(*r.stage);
+  std::string k = K(*r.stage), key = orderKey(elem).first, bins = str(kDigitBins);
+  std::string keyOf = std::string("const bool formac_ok = formac_in") + (isFloating(elem) ? " && formac_x == formac_x" : "") +
+                      ";  /* NaN is never chosen */\n"
+                      "const unsigned long long formac_key = " + key + ";\n";
+  std::string T = "  const unsigned long long formac_t = (unsigned long long)formac_s[0];  /* T */\n";
+  std::string t = "/* " + r.stage->name + ": the histogram of one digit of the keys that match the digits chosen so far. */\n" +
+                  rc::kernelHeader(r, "_digits", "long long* __restrict__ formac_s, const int formac_above, "
+                                                 "const int formac_shift, const int formac_bits") +
+                  rc::kernelDomain(r) +
+                  "  __shared__ unsigned formac_h[" + bins + "];\n"
+                  "  for (int formac_i = (int)threadIdx.x; formac_i < " + bins + "; formac_i += (int)blockDim.x) formac_h[formac_i] = 0u;\n"
+                  "  __syncthreads();\n"
+                  "  const unsigned long long formac_prefix = (unsigned long long)formac_s[0];\n"
+                  "  int formac_run = -1;  /* the digit of this thread's run of points, formac_n of them */\n"
+                  "  unsigned formac_n = 0;\n" +
+                  eachPoint(r, "",
+                            keyOf +
+                            "if (formac_ok && (formac_above >= 64 || (formac_key >> formac_above) == formac_prefix)) {\n"
+                            "  const int formac_d = (int)((formac_key >> formac_shift) & ((1ULL << formac_bits) - 1ULL));\n"
+                            "  if (formac_d != formac_run) {\n"
+                            "    if (formac_run >= 0) atomicAdd(formac_h + formac_run, formac_n);\n"
+                            "    formac_run = formac_d;\n"
+                            "    formac_n = 0;\n"
+                            "  }\n"
+                            "  ++formac_n;\n"
+                            "}\n") +
+                  "  if (formac_run >= 0) atomicAdd(formac_h + formac_run, formac_n);\n"
+                  "  __syncthreads();\n"
+                  "  for (int formac_i = (int)threadIdx.x; formac_i < " + bins + "; formac_i += (int)blockDim.x)\n"
+                  "    if (formac_h[formac_i]) atomicAdd((unsigned long long*)(formac_s + " + str(kState) +
+                  ") + formac_i, (unsigned long long)formac_h[formac_i]);\n"
+                  "}\n\n";
+  t += "/* " + r.stage->name + ": the digit that holds the K-th best of the points that match the digits so far:\n"
+       "   suffix sums of its histogram, suf[d] the points with a digit >= d. */\n"
+       "__global__ void __launch_bounds__(1024) " + r.name + "_pick(long long* __restrict__ formac_s, const int formac_first, "
+       "const int formac_bits) {\n"
+       "  __shared__ long long formac_suf[" + bins + " + 1];\n"
+       "  const int formac_t = (int)threadIdx.x;\n"
+       "  formac_suf[formac_t] = formac_s[" + str(kState) + " + formac_t];\n"
+       "  formac_suf[formac_t + 1024] = formac_s[" + str(kState) + " + 1024 + formac_t];\n"
+       "  if (formac_t == 0) formac_suf[" + bins + "] = 0;\n"
+       "  __syncthreads();\n"
+       "  for (int formac_o = 1; formac_o < " + bins + "; formac_o *= 2) {\n"
+       "    const long long formac_a = formac_t + formac_o < " + bins + " ? formac_suf[formac_t + formac_o] : 0;\n"
+       "    const long long formac_b = formac_t + 1024 + formac_o < " + bins + " ? formac_suf[formac_t + 1024 + formac_o] : 0;\n"
+       "    __syncthreads();\n"
+       "    formac_suf[formac_t] += formac_a;\n"
+       "    formac_suf[formac_t + 1024] += formac_b;\n"
+       "    __syncthreads();\n"
+       "  }\n"
+       "  const long long formac_want = formac_first ? formac_minll(formac_suf[0], " + k + ") : formac_s[1];\n"
+       "  __syncthreads();  /* every thread has read formac_s[1] */\n"
+       "  if (formac_first && formac_t == 0) {\n"
+       "    formac_s[2] = formac_suf[0];\n"
+       "    formac_s[3] = formac_want;\n"
+       "  }\n"
+       "  if (formac_want == 0) return;\n"
+       "  for (int formac_d = formac_t; formac_d < " + bins + "; formac_d += 1024)\n"
+       "    if (formac_suf[formac_d] >= formac_want && formac_suf[formac_d + 1] < formac_want) {\n"
+       "      formac_s[0] = (long long)(((unsigned long long)formac_s[0] << formac_bits) | (unsigned long long)formac_d);\n"
+       "      formac_s[1] = formac_want - formac_suf[formac_d + 1];\n"
+       "      formac_s[5] = formac_suf[formac_d] - formac_suf[formac_d + 1];\n"
+       "    }\n"
+       "}\n\n";
+  std::string cand = "unsigned long long* __restrict__ formac_keys, long long* __restrict__ formac_idx";
+  t += "/* " + r.stage->name + ": the candidates appended: the points with a key above T, and those with key T\n"
+       "   when every one of them is taken. */\n" +
+       rc::kernelHeader(r, "_take", "long long* __restrict__ formac_s, " + cand) + rc::kernelDomain(r) +
+       "  if (formac_s[3] == 0) return;  /* no point chosen */\n" + T +
+       "  const bool formac_all = formac_s[5] == formac_s[1];\n" +
+       eachPoint(r, "",
+                 keyOf +
+                 "if (formac_ok && (formac_key > formac_t || (formac_all && formac_key == formac_t))) {\n"
+                 "  const unsigned long long formac_p = atomicAdd((unsigned long long*)(formac_s + 7), 1ULL);\n"
+                 "  formac_keys[formac_p] = formac_key;\n"
+                 "  formac_idx[formac_p] = formac_k;\n"
+                 "}\n") +
+       "}\n\n";
+  std::string some = "  if (formac_s[3] == 0 || formac_s[5] == formac_s[1]) return;  /* only when some points with key T are left out */\n";
+  t += "/* " + r.stage->name + ": the points with key T counted per chunk. */\n" +
+       rc::kernelHeader(r, "_tcount", "const long long* __restrict__ formac_s, long long* __restrict__ formac_counts") +
+       rc::kernelDomain(r) + some + T +
+       eachPoint(r, "long long formac_n = 0;\n",
+                 keyOf + "formac_n += __popc(__ballot_sync(0xffffffffu, formac_ok && formac_key == formac_t));\n",
+                 "if (formac_j == 0) formac_counts[formac_c] = formac_n;\n") +
+       "}\n\n" + scanKernel(r);
+  t += "/* " + r.stage->name + ": the first points with key T in index order, after those above T. */\n" +
+       rc::kernelHeader(r, "_twrite", "const long long* __restrict__ formac_s, const long long* __restrict__ formac_offsets, " + cand) +
+       rc::kernelDomain(r) + some + T +
+       "  const long long formac_want = formac_s[1];\n"
+       "  const long long formac_above = formac_s[3] - formac_want;\n" +
+       eachPoint(r, "long long formac_at = formac_offsets[formac_c];\nif (formac_at >= formac_want) continue;\n",
+                 keyOf +
+                 "const bool formac_on = formac_ok && formac_key == formac_t;\n"
+                 "const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
+                 "const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
+                 "if (formac_on && formac_p < formac_want) {\n"
+                 "  formac_keys[formac_above + formac_p] = formac_t;\n"
+                 "  formac_idx[formac_above + formac_p] = formac_k;\n"
+                 "}\n"
+                 "formac_at += __popc(formac_m);\n"
+                 "if (formac_at >= formac_want) break;\n") +
+       "}\n\n";
+  std::string better = r.name + "_better";
+  t += "/* " + r.stage->name + ": the candidates padded to a power of two with the worst pair. */\n"
+       "__global__ void __launch_bounds__(256) " + r.name + "_pad(const long long* __restrict__ formac_s, " + cand +
+       ", const long long formac_p) {\n"
+       "  " + gridStride("formac_p") + "\n"
+       "    if (formac_i >= formac_s[3]) {\n"
+       "      formac_keys[formac_i] = 0ULL;\n"
+       "      formac_idx[formac_i] = 9223372036854775807LL;\n"
+       "    }\n}\n\n"
+       "/* " + r.stage->name + ": better: a larger key, then a smaller index. */\n"
+       "static __device__ __forceinline__ bool " + better + "(const unsigned long long formac_ka, const long long formac_ia,\n"
+       "    const unsigned long long formac_kb, const long long formac_ib) {\n"
+       "  return formac_ka > formac_kb || (formac_ka == formac_kb && formac_ia < formac_ib);\n}\n"
+       "/* One compare-exchange of a bitonic sort, best first: i and l = i ^ j, in the order of (i & k) == 0. */\n"
+       "static __device__ __forceinline__ void " + r.name + "_exchange(unsigned long long* formac_keys, long long* formac_idx,\n"
+       "    const long long formac_i, const long long formac_k, const long long formac_j) {\n"
+       "  const long long formac_l = formac_i ^ formac_j;\n"
+       "  if (formac_l <= formac_i) return;\n"
+       "  const bool formac_swap = (formac_i & formac_k) == 0\n"
+       "      ? " + better + "(formac_keys[formac_l], formac_idx[formac_l], formac_keys[formac_i], formac_idx[formac_i])\n"
+       "      : " + better + "(formac_keys[formac_i], formac_idx[formac_i], formac_keys[formac_l], formac_idx[formac_l]);\n"
+       "  if (!formac_swap) return;\n"
+       "  const unsigned long long formac_key = formac_keys[formac_i];\n"
+       "  const long long formac_index = formac_idx[formac_i];\n"
+       "  formac_keys[formac_i] = formac_keys[formac_l];\n"
+       "  formac_idx[formac_i] = formac_idx[formac_l];\n"
+       "  formac_keys[formac_l] = formac_key;\n"
+       "  formac_idx[formac_l] = formac_index;\n}\n"
+       "/* " + r.stage->name + ": up to 2048 candidates sorted in shared memory by one block. */\n"
+       "__global__ void __launch_bounds__(1024) " + r.name + "_sort(" + cand + ", const int formac_p) {\n"
+       "  __shared__ unsigned long long formac_sk[2048];\n"
+       "  __shared__ long long formac_si[2048];\n"
+       "  for (int formac_i = (int)threadIdx.x; formac_i < formac_p; formac_i += 1024) {\n"
+       "    formac_sk[formac_i] = formac_keys[formac_i];\n"
+       "    formac_si[formac_i] = formac_idx[formac_i];\n"
+       "  }\n"
+       "  __syncthreads();\n"
+       "  for (int formac_k = 2; formac_k <= formac_p; formac_k *= 2)\n"
+       "    for (int formac_j = formac_k / 2; formac_j > 0; formac_j /= 2) {\n"
+       "      for (int formac_i = (int)threadIdx.x; formac_i < formac_p; formac_i += 1024)\n"
+       "        " + r.name + "_exchange(formac_sk, formac_si, formac_i, formac_k, formac_j);\n"
+       "      __syncthreads();\n"
+       "    }\n"
+       "  for (int formac_i = (int)threadIdx.x; formac_i < formac_p; formac_i += 1024) {\n"
+       "    formac_keys[formac_i] = formac_sk[formac_i];\n"
+       "    formac_idx[formac_i] = formac_si[formac_i];\n"
+       "  }\n}\n\n"
+       "/* " + r.stage->name + ": one step (k, j) of the bitonic sort of more candidates, on the device. */\n"
+       "__global__ void __launch_bounds__(256) " + r.name + "_step(" + cand +
+       ", const long long formac_p, const long long formac_k, const long long formac_j) {\n"
+       "  " + gridStride("formac_p") + "\n    " + r.name + "_exchange(formac_keys, formac_idx, formac_i, formac_k, formac_j);\n}\n\n"
+       "/* " + r.stage->name + ": the chosen indices, then -1. */\n"
+       "__global__ void __launch_bounds__(256) " + r.name + "_out(const long long* __restrict__ formac_s, "
+       "const long long* __restrict__ formac_idx, long long* __restrict__ formac_out) {\n"
+       "  const long long formac_n = formac_s[3];\n"
+       "  " + gridStride(k) + "\n    formac_out[formac_i] = formac_i < formac_n ? formac_idx[formac_i] : -1;\n}\n\n";
+  return t;
+}
+
+std::string topkLaunch(const ReduceCuda& r) {
+  ScalarKind elem = elementOf(*r.stage);
+  std::string in = "    ", k = K(*r.stage), cand = "formac_keys, formac_idx";
+  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin +
+                  ": a radix select of the K-th key, the candidates, then sorted */\n" + hostSizes(r, in) +
+                  in + "long long* formac_s = " + r.partials + ";  /* the state, a digit's histogram (Select_CUDA.cpp) */\n" +
+                  in + "long long* formac_counts = formac_s + " + str(kState + kDigitBins) + ";\n" +
+                  in + "long long formac_p = 1;  /* the candidates' room: a power of two >= min(K, points) */\n" +
+                  in + "while (formac_p < formac_minll(" + k + ", formac_len)) formac_p *= 2;\n" +
+                  in + "unsigned long long* formac_keys = (unsigned long long*)(formac_counts + formac_chunks + 1);\n" +
+                  in + "long long* formac_idx = (long long*)(formac_keys + formac_p);\n" +
+                  in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(formac_s, 0, " + str(kState) + " * sizeof(long long), stream), return 1);\n";
+  std::vector<std::pair<int, int>> ds = digits(orderKey(elem).second);
+  for (size_t i = 0; i < ds.size(); ++i) {
+    int shift = ds[i].first, bits = ds[i].second;
+    t += in + "/* digit " + str(static_cast<long long>(i)) + ": key bits " + str(shift) + " .. " + str(shift + bits - 1) + " */\n" +
+         in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(formac_s + " + str(kState) + ", 0, " + str(kDigitBins) +
+         " * sizeof(long long), stream), return 1);\n" +
+         in + "if (formac_chunks > 0) {\n" +
+         rc::hostLaunch(r, r.name + "_digits", chunkGrid(),
+                        "formac_s, " + str(shift + bits) + ", " + str(shift) + ", " + str(bits), in + "  ") +
+         in + "  " + kCheck + in + "}\n" +
+         in + r.name + "_pick<<<1, 1024, 0, stream>>>(formac_s, " + (i == 0 ? "1" : "0") + ", " + str(bits) + ");\n" +
+         in + kCheck;
+  }
+  t += in + "if (formac_chunks > 0) {\n" +
+       rc::hostLaunch(r, r.name + "_take", chunkGrid(), "formac_s, " + cand, in + "  ") + in + "  " + kCheck +
+       rc::hostLaunch(r, r.name + "_tcount", chunkGrid(), "formac_s, formac_counts", in + "  ") + in + "  " + kCheck +
+       in + "  " + r.name + "_scan<<<1, 1024, 0, stream>>>(formac_counts, formac_chunks);\n" + in + "  " + kCheck +
+       rc::hostLaunch(r, r.name + "_twrite", chunkGrid(), "formac_s, formac_counts, " + cand, in + "  ") + in + "  " +
+       kCheck + in + "}\n" +
+       in + r.name + "_pad<<<" + flatGrid("formac_p") + ", 0, stream>>>(formac_s, " + cand + ", formac_p);\n" + in + kCheck +
+       in + "if (formac_p <= 2048) {\n" +
+       in + "  " + r.name + "_sort<<<1, 1024, 0, stream>>>(" + cand + ", (int)formac_p);\n" + in + "  " + kCheck +
+       in + "} else {\n" +
+       in + "  for (long long formac_k = 2; formac_k <= formac_p; formac_k *= 2)\n" +
+       in + "    for (long long formac_j = formac_k / 2; formac_j > 0; formac_j /= 2) {\n" +
+       in + "      " + r.name + "_step<<<" + flatGrid("formac_p") + ", 0, stream>>>(" + cand +
+       ", formac_p, formac_k, formac_j);\n" +
+       in + "      " + kCheck + in + "    }\n" + in + "}\n" +
+       in + r.name + "_out<<<" + flatGrid(k) + ", 0, stream>>>(formac_s, formac_idx, " + r.result + ");\n" + in + kCheck;
+  return t + "  }\n";
+}
+
+}  // namespace
+
+bool isSelection(ReduceOp op) { return op == ReduceOp::Histogram || op == ReduceOp::Where || op == ReduceOp::TopK; }
+
+std::string selectScratchCuda(const Names& n, const ir::Stage& s) {
+  std::string len = reduceDomainPoints(n, s);
+  std::string chunks = "((" + len + " + " + str(ir::kSumChunk - 1) + ") / " + str(ir::kSumChunk) + ")";
+  switch (s.reduction.op) {
+    case ReduceOp::Histogram:
+      return smallTable(elementOf(s)) ? "(long long)32768  /* a 16-bit value's bin, int */" : "(long long)1";
+    case ReduceOp::Where: return "(" + chunks + " + 1)";
+    default: {
+      std::string k = K(s);
+      return "(" + str(kState + kDigitBins) + " + " + chunks + " + 1 + 4 * formac_maxll(1, formac_minll(" + k + ", " +
+             len + ")))";
+    }
+  }
+}
+
+std::string emitSelectKernelsCuda(const ReduceCuda& r) {
+  switch (r.stage->reduction.op) {
+    case ReduceOp::Histogram: return histogramKernels(r);
+    case ReduceOp::Where: return whereKernels(r);
+    default: return topkKernels(r);
+  }
+}
+
+std::string emitSelectLaunchCuda(const ReduceCuda& r) {
+  switch (r.stage->reduction.op) {
+    case ReduceOp::Histogram: return histogramLaunch(r);
+    case ReduceOp::Where: return whereLaunch(r);
+    default: return topkLaunch(r);
+  }
+}
+
+}  // namespace formac::codegen

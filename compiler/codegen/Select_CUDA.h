@@ -1,0 +1,42 @@
+// The CUDA kernels of the Reduce stages that give a list (ir/Pipeline.h):
+// histogram, where and topk, called from Reduce_CUDA for those ops. As there,
+// the values come from the reduction's fused input body, the points go in
+// chunks of ir::kSumChunk, a warp per chunk (lane j takes k = j mod 32), work
+// areas live in the stage's device scratch, and everything runs on the
+// caller's stream with nothing copied back to the host. Results are integers
+// and equal the evaluator's whatever the order of the work.
+//
+//  * histogram: each block counts into histograms in shared memory (one per
+//    warp when they fit, else one; more than 8192 bins: atomics straight
+//    into the int64 result), each thread adding a run of equal bins at once,
+//    so that every value in one bin costs no contention; the block's counts
+//    are then added into the result, zeroed first. 8-bit values find their
+//    bin in a table built per block in shared memory, 16-bit ones in a table
+//    of the scratch; others compute it by the rule.
+//  * where: the points that are not 0 counted per chunk (ballot + popc), an
+//    exclusive scan of the counts (one block), then each chunk that starts
+//    below K writes its indices in order; -1 from the total on.
+//  * topk: a radix select on an order-preserving unsigned key (11-bit
+//    digits from the top: a histogram of the digit among the points that
+//    match the digits chosen so far, then a block picks the digit holding
+//    the K-th best), which gives the K-th key T and how many of the points
+//    with key T are taken. The points with a key above T are appended (at
+//    most K), those with key T too when all are taken, else the first ones
+//    in index order by a count, scan and write as where's; the candidates
+//    are then sorted by (key desc, index asc): one block's bitonic sort up
+//    to 2048, a bitonic sort of the device beyond.
+#pragma once
+
+#include <string>
+
+#include "codegen/Reduce_CUDA.h"
+
+namespace formac::codegen {
+
+bool isSelection(ir::ReduceOp op);  // histogram, where, topk
+// The scratch of such a stage: this many long long (a host expression).
+std::string selectScratchCuda(const Names& n, const ir::Stage& s);
+std::string emitSelectKernelsCuda(const ReduceCuda& r);
+std::string emitSelectLaunchCuda(const ReduceCuda& r);
+
+}  // namespace formac::codegen
