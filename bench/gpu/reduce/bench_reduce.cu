@@ -238,12 +238,19 @@ int main(int argc, char** argv) {
 #ifdef BENCH_NPP
     {
       NppiSize roi = {n, n};
-      int bufSize = 0;
-      nppiHistogramEvenGetBufferSize_8u_C1R(roi, 257, &bufSize);
+      NppStreamContext ctx = NppStreamContext();
+      ctx.hStream = 0;
+      ctx.nCudaDeviceId = 0;
+      ctx.nMultiProcessorCount = prop.multiProcessorCount;
+      ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+      ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+      ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+      ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+      ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+      size_t bufSize = 0;
+      nppiHistogramEvenGetBufferSize_8u_C1R_Ctx(roi, 257, &bufSize, ctx);
       Npp8u* buf;
       CK(cudaMalloc(&buf, bufSize));
-      NppStreamContext ctx;
-      nppGetStreamContext(&ctx);
       row(op, "NPP nppiHistogramEven_8u_C1R",
           median_ms([&] { nppiHistogramEven_8u_C1R_Ctx(src, n, roi, cubhist32, 257, 0, 256, buf, ctx); }), cub);
       CK(cudaFree(buf));

@@ -25,7 +25,8 @@ case "${1:-}" in
     CUDA="$(dirname "$(dirname "$(command -v nvcc)")")"
     npp=()
     if [ -f "$CUDA/include/npp.h" ] || [ -f "$CUDA/targets/x86_64-linux/include/npp.h" ]; then npp=(-DBENCH_NPP -lnppist -lnppc); fi
-    nvcc -arch=sm_90 -O3 -std=c++17 -I. *.cu -o bench_reduce "${npp[@]}"
+    nvcc -arch=sm_90 -O3 -std=c++17 -I. *.cu -o bench_reduce "${npp[@]}" ||
+      { echo "(built without NPP: it did not compile)"; nvcc -arch=sm_90 -O3 -std=c++17 -I. *.cu -o bench_reduce; }
     ./bench_reduce "$@"
     ;;
   *) echo "usage: run.sh prepare|device [--size N] [--reps R]" >&2; exit 2 ;;
