@@ -12,15 +12,6 @@ using ir::ReduceOp;
 
 std::string str(long long v) { return std::to_string(v); }
 
-// A double constant as C reads it back exactly.
-std::string doubleLiteral(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string t = buf;
-  if (t.find_first_of(".en") == std::string::npos) t += ".0";
-  return v < 0 ? "(" + t + ")" : t;
-}
-
 std::string integerLimit(ScalarKind k, bool highest) {
   long long lo, hi;
   integerRange(k, &lo, &hi);
@@ -175,6 +166,14 @@ ir::Stage domainStage(const ir::Stage& s) {
   for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
   d.pieces.push_back(s.reduction.input);
   return d;
+}
+
+std::string doubleLiteral(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string t = buf;
+  if (t.find_first_of(".en") == std::string::npos) t += ".0";
+  return v < 0 ? "(" + t + ")" : t;
 }
 
 std::string indent(const std::string& text, const std::string& ind) {

@@ -31,6 +31,9 @@ std::string emitReduceFunction(const ReduceFunctionC& f);
 // point of: its extent is the reduced domain (both reduction printers).
 ir::Stage domainStage(const ir::Stage& s);
 
+// A double constant as C reads it back exactly: "0.5", "(-3.0)".
+std::string doubleLiteral(double v);
+
 // `text` with `ind` before each line that is not empty.
 std::string indent(const std::string& text, const std::string& ind);
 

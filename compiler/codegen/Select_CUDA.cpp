@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/Reduce_C.h"
 
 namespace formac::codegen {
 namespace {
@@ -18,27 +19,6 @@ const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
 
 ScalarKind elementOf(const ir::Stage& s) { return s.reduction.input.body.result->type.scalar; }
 std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
-
-// A double constant as C reads it back exactly (as Reduce_C).
-std::string doubleLiteral(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string t = buf;
-  if (t.find_first_of(".en") == std::string::npos) t += ".0";
-  return v < 0 ? "(" + t + ")" : t;
-}
-
-std::string indent(const std::string& text, const std::string& ind) {
-  std::string out, line;
-  for (char c : text) {
-    line += c;
-    if (c == '\n') {
-      out += (line == "\n" ? "" : ind) + line;
-      line.clear();
-    }
-  }
-  return out + (line.empty() ? "" : ind + line);
-}
 
 // The chunks of the domain, a warp per chunk (grid-stride), the 32 lanes
 // going through a chunk together so that they can ballot: lane j visits the
