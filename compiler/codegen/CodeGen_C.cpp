@@ -192,11 +192,7 @@ class CGen {
     for (const auto& prm : n_.param) add("const long long " + prm, prm);
   }
 
-  bool hasReductions() const {
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::Reduce) return true;
-    return false;
-  }
+  bool hasReductions() const { return codegen::hasReductions(p_); }
   std::string partialsName(const ir::Stage& s) const { return "partials" + std::to_string(s.id); }
 
   std::string reduceFunction(const ir::Stage& s) {

@@ -337,11 +337,7 @@ class CudaGen {
   }
 
   // ------------------------------------------------------------ reductions
-  bool hasReductions() const {
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::Reduce) return true;
-    return false;
-  }
+  bool hasReductions() const { return codegen::hasReductions(p_); }
   std::string partialsName(int sid) const { return "formac_partials" + std::to_string(sid); }
 
   // The kernels of a Reduce stage and their launches (Reduce_CUDA.h).

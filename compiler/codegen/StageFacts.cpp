@@ -24,6 +24,12 @@ int ownedOutput(const ir::Pipeline& p, int stage) {
   return -1;
 }
 
+bool hasReductions(const ir::Pipeline& p) {
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::Reduce) return true;
+  return false;
+}
+
 std::set<int> producersOf(const ir::Pipeline& p, const std::vector<int>& stages) {
   std::set<int> inside(stages.begin(), stages.end()), out;
   for (int id : stages)

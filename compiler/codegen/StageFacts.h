@@ -18,6 +18,8 @@ bool coversExtent(const ir::Pipeline& p, const ir::Stage& s);
 bool outputOwner(const ir::Pipeline& p, size_t i);
 // The output a stage is computed into, or -1.
 int ownedOutput(const ir::Pipeline& p, int stage);
+// Whether some stage is a Reduce stage (the printers then add reducePrelude).
+bool hasReductions(const ir::Pipeline& p);
 // Stages read by `stages` that are not among them, and the scalars they use.
 std::set<int> producersOf(const ir::Pipeline& p, const std::vector<int>& stages);
 std::set<int> scalarsOf(const ir::Pipeline& p, const std::vector<int>& stages);

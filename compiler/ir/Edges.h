@@ -24,6 +24,12 @@ std::vector<Edge> collectEdges(const Pipeline& p);
 template <typename F>
 void forEachExpr(const Body& body, F&& f);
 
+// `e` rebuilt bottom-up: `f` sees each node, its arguments already rebuilt,
+// and returns its replacement, or null to keep it. Unchanged subtrees are
+// shared, not copied.
+template <typename F>
+ExprPtr rebuildExpr(const ExprPtr& e, F&& f);
+
 }  // namespace formac::ir
 
 #include "ir/Edges.inl"

@@ -11,21 +11,15 @@ namespace {
 using ir::Expr;
 using ir::ExprPtr;
 
-// `e` with reads of `stage` replaced by `with` and locals shifted by `shift`;
-// unchanged subtrees are shared.
+// `e` with reads of `stage` replaced by `with` and locals shifted by `shift`.
 ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
-  if (e->kind == Expr::ImageRead && e->producer == stage) return with;
-  std::vector<ExprPtr> args;
-  bool changed = false;
-  for (const auto& a : e->args) {
-    args.push_back(rewrite(a, stage, with, shift));
-    changed = changed || args.back() != a;
-  }
-  if (!changed && !(e->kind == Expr::Local && shift != 0)) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  if (copy->kind == Expr::Local) copy->local += shift;
-  return copy;
+  return ir::rebuildExpr(e, [&](const Expr& n) -> ExprPtr {
+    if (n.kind == Expr::ImageRead && n.producer == stage) return with;
+    if (n.kind != Expr::Local || shift == 0) return nullptr;
+    auto copy = std::make_shared<Expr>(n);
+    copy->local += shift;
+    return copy;
+  });
 }
 
 // A producer of reduction `r` that may be absorbed into it, or -1. Stages in
@@ -68,18 +62,13 @@ void absorb(ir::Pipeline& p, int reduction, int producer) {
 }
 
 ExprPtr renumber(const ExprPtr& e, const std::vector<int>& newId) {
-  std::vector<ExprPtr> args;
-  bool changed = false;
-  for (const auto& a : e->args) {
-    args.push_back(renumber(a, newId));
-    changed = changed || args.back() != a;
-  }
-  bool reads = e->kind == Expr::ImageRead || e->kind == Expr::IndexRead;
-  if (!changed && !(reads && newId[static_cast<size_t>(e->producer)] != e->producer)) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  if (reads) copy->producer = newId[static_cast<size_t>(e->producer)];
-  return copy;
+  return ir::rebuildExpr(e, [&](const Expr& n) -> ExprPtr {
+    bool reads = n.kind == Expr::ImageRead || n.kind == Expr::IndexRead;
+    if (!reads || newId[static_cast<size_t>(n.producer)] == n.producer) return nullptr;
+    auto copy = std::make_shared<Expr>(n);
+    copy->producer = newId[static_cast<size_t>(n.producer)];
+    return copy;
+  });
 }
 
 // Removes the stages in `dead` (read by nothing that stays).
