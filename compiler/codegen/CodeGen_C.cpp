@@ -390,6 +390,7 @@ class CGen {
 
 GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
+  refuseScans(l.pipeline, "C");
   return CGen(l, options).run();
 }
 

@@ -279,6 +279,9 @@ class Interpreter {
       } else if (s.kind == ir::Stage::Reduce) {
         b.bytes.assign(bytes, 0);
         runReduce(s, b);
+      } else if (s.kind == ir::Stage::Scan) {
+        b.bytes.assign(bytes, 0);
+        runScan(s, b);
       } else {
         b.bytes.assign(bytes, 0);
         for (const auto& pc : s.pieces) runPiece(s, pc, b);
@@ -392,6 +395,49 @@ class Interpreter {
     }
     for (size_t o = 0; o < values.size(); ++o)
       storeScalar(b.bytes.data() + o * elem, combine(r.op, s.type.scalar, pc.body.result->type.scalar, values[o]));
+  }
+
+  // The input's values in row-major order, converted to the accumulation
+  // type, scanned line by line (Pipeline.h), converted to the stage's type.
+  void runScan(const ir::Stage& s, Buffer& b) {
+    const ir::Piece& pc = s.scan.input;
+    size_t rank = pc.axes.size(), n = b.elementCount();
+    if (n == 0) return;
+    bool floating = s.scan.accumulate == ScalarKind::Double;
+    std::vector<double> f(floating ? n : 0);
+    std::vector<uint64_t> i(floating ? 0 : n);
+    std::vector<long long> q(rank, 0);
+    for (size_t k = 0; k < n; ++k) {
+      q_ = &q;
+      lets_.clear();
+      for (const auto& l : pc.body.lets) lets_.push_back(eval(*l.value));
+      Val v = convertVal(eval(*pc.body.result), s.scan.accumulate);
+      if (floating) f[k] = v.f;
+      else i[k] = static_cast<uint64_t>(v.i);
+      size_t d = rank;
+      while (d > 0 && ++q[d - 1] == b.extent[d - 1]) q[--d] = 0;
+    }
+    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+      if (s.scan.dim >= 0 && d != s.scan.dim) continue;
+      size_t len = static_cast<size_t>(b.extent[static_cast<size_t>(d)]), stride = 1;
+      for (size_t e = static_cast<size_t>(d) + 1; e < rank; ++e) stride *= static_cast<size_t>(b.extent[e]);
+      for (size_t start = 0; start < n; ++start) {
+        if ((start / stride) % len != 0) continue;  // not the first point of its line
+        if (floating) {
+          std::vector<double> line(len);
+          for (size_t k = 0; k < len; ++k) line[k] = f[start + k * stride];
+          line = floatingScan(line);
+          for (size_t k = 0; k < len; ++k) f[start + k * stride] = line[k];
+        } else {
+          for (size_t k = 1; k < len; ++k) i[start + k * stride] += i[start + (k - 1) * stride];
+        }
+      }
+    }
+    size_t elem = typeSize(s.type);
+    for (size_t k = 0; k < n; ++k) {
+      Val v = floating ? makeFloat(ScalarKind::Double, f[k]) : makeInt(ScalarKind::Int64, static_cast<int64_t>(i[k]));
+      storeScalar(b.bytes.data() + k * elem, convertVal(v, s.type.scalar));
+    }
   }
 
   static Val combine(ir::ReduceOp op, ScalarKind result, ScalarKind element, const std::vector<Val>& v) {
@@ -630,6 +676,23 @@ double floatingSum(std::vector<double> x) {
     if (chunks == 1) return x[0];
     x.resize(chunks);
   }
+}
+
+std::vector<double> floatingScan(const std::vector<double>& x) {
+  const size_t run = ir::kScanRun, runs = (x.size() + run - 1) / run;
+  std::vector<double> out(x.size()), group(runs);
+  for (size_t r = 0; r < runs; ++r) {
+    double l = 0.0;
+    for (size_t i = r * run; i < std::min(x.size(), (r + 1) * run); ++i) out[i] = l = l + x[i];
+    group[r] = l;
+  }
+  // Up-sweep: group[k] becomes G(k + 1 - b, b), b the lowest set bit of k + 1.
+  for (size_t m = 1; m < runs; m *= 2)
+    for (size_t k = 2 * m - 1; k < runs; k += 2 * m) group[k] = group[k - m] + group[k];
+  std::vector<double> prefix(runs, 0.0);  // E
+  for (size_t r = 1; r < runs; ++r) prefix[r] = prefix[r - (r & (~r + 1))] + group[r - 1];
+  for (size_t i = 0; i < x.size(); ++i) out[i] = prefix[i / run] + out[i];
+  return out;
 }
 
 std::vector<Buffer> evaluate(const ir::Pipeline& p, const Inputs& in) {

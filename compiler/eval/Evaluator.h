@@ -45,6 +45,10 @@ void foldConstants(ir::Pipeline& p);
 // The sum of `x` in the order every backend follows (ir::kSumChunk).
 double floatingSum(std::vector<double> x);
 
+// The inclusive prefix sums of `x` in the order every backend follows
+// (ir::kScanRun).
+std::vector<double> floatingScan(const std::vector<double>& x);
+
 // The index an out-of-range read resolves to (Clamped, Extend, Mirror, Wrap),
 // or -1 when the read has no in-range source (None, Constant).
 long long resolveIndex(long long i, long long n, ir::BoundaryMode mode);

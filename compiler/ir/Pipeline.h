@@ -53,6 +53,16 @@
 //             in decreasing order of value (floating: -0 below +0), equal
 //             values by increasing index; NaN is never chosen; then -1.
 //    The values run in row-major order of q (along d: in order of q[d]).
+//  * A Scan stage (LANGUAGE.md §7) has the extent of its input piece (start
+//    0, step 1, the whole domain). Each value is converted to the
+//    accumulation type A (int64 for integer elements, double for floating
+//    ones); dim = d replaces every line along d (one per index of the other
+//    dimensions) by its inclusive prefix sums; dim = -1 (sat) does that along
+//    the last dimension, then along each earlier one down to 0, the values
+//    staying in A between dimensions. Each sum is then converted to the
+//    stage's type as cast<T> converts. Integer sums are exact, wrapping
+//    modulo 2^64; floating ones follow the floating Scan order below, which
+//    every backend follows bit for bit.
 #pragma once
 
 #include <memory>
@@ -159,6 +169,19 @@ struct Piece {
 constexpr long long kSumChunk = 2048;
 constexpr int kSumLanes = 32;
 
+// The floating Scan order along one line x[0..n): the line is cut into runs
+// of kScanRun consecutive values (the last may be shorter). Within run r
+// (values x[rR..]), l[i] = ((+0.0 + x[rR]) + x[rR+1]) + ... + x[i], and the
+// run's total t[r] is l at its last value. The run's exclusive prefix is
+// E[0] = +0.0, E[r] = E[r - b] + G(r - b, b) with b = r & -r (r's lowest set
+// bit), where G(s, 1) = t[s] and G(s, 2m) = G(s, m) + G(s + m, m): aligned
+// groups summed as balanced trees. The result is S[i] = E[r] + l[i].
+// G and E depend only on the runs before r, so a GPU block can publish its
+// groups and a later block combine them in this order without waiting for a
+// chain of prefixes (a deterministic decoupled look-back); a CPU computes G
+// by a Blelloch up-sweep over the run totals.
+constexpr int kScanRun = 8;
+
 enum class ReduceOp { Sum, Min, Max, Count, Any, All, Histogram, Where, TopK };
 const char* reduceOpName(ReduceOp op);  // the language's spelling: "sum"
 // The result type of `op` over images of `element` (a scalar type).
@@ -172,14 +195,22 @@ struct Reduction {
   double lo = 0.0, hi = 0.0;  // Histogram: the range counted, [lo, hi)
 };
 
+// A prefix sum (LANGUAGE.md §7 scan and sat).
+struct Scan {
+  int dim = -1;  // the dimension scanned; -1: every one (sat), last first
+  Piece input;   // lattice: the stage's whole domain; body: the value at each point
+  ScalarKind accumulate = ScalarKind::Int64;  // Int64 or Double
+};
+
 struct Stage {
   int id = -1;
   std::string name;  // the image name, or a generated one (_t3)
-  enum Kind { Input, Computed, Reduce } kind = Computed;
+  enum Kind { Input, Computed, Reduce, Scan } kind = Computed;
   Type type;
   std::vector<Size> extent;
   std::vector<Piece> pieces;  // Computed
   Reduction reduction;        // Reduce
+  ir::Scan scan;              // Scan
   SourceLoc loc;       // the statement that defines it
   std::string origin;  // what it computes, for comments: "blurx(input)"
   std::string userName;  // as the program names it ("g<4>"); empty: an unnamed result
@@ -187,15 +218,17 @@ struct Stage {
 };
 
 // Calls `f` on every piece of stage `s` that defines values: its pieces, or
-// its reduction's input.
+// its reduction's or scan's input.
 template <typename F>
 void forEachPiece(const Stage& s, F&& f) {
   if (s.kind == Stage::Reduce) f(s.reduction.input);
+  if (s.kind == Stage::Scan) f(s.scan.input);
   for (const auto& pc : s.pieces) f(pc);
 }
 template <typename F>
 void forEachPiece(Stage& s, F&& f) {
   if (s.kind == Stage::Reduce) f(s.reduction.input);
+  if (s.kind == Stage::Scan) f(s.scan.input);
   for (auto& pc : s.pieces) f(pc);
 }
 

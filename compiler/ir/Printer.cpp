@@ -158,6 +158,9 @@ std::string printPipeline(const Pipeline& p) {
                        shortest(s.reduction.hi, false) + ")"
                  : s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim))
          << " of\n";
+    if (s.kind == Stage::Scan)
+      os << "  scan " << (s.scan.dim < 0 ? std::string("every dimension") : "along " + std::to_string(s.scan.dim))
+         << " in " << scalarName(s.scan.accumulate) << " of\n";
     forEachPiece(s, [&](const Piece& pc) {
       os << "  piece";
       for (const auto& a : pc.axes)

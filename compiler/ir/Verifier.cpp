@@ -69,6 +69,17 @@ void verify(const Pipeline& p) {
       check(s.type == Type::of(reduceResultType(r.op, r.input.body.result->type.scalar)), s,
             "reduction type differs from its op's");
     }
+    if (s.kind == Stage::Scan) {
+      const Scan& sc = s.scan;
+      check(s.pieces.empty(), s, "a scan has pieces");
+      check(sc.dim >= -1 && sc.dim < s.rank() && s.rank() > 0, s, "scans a dimension it lacks");
+      check(sc.accumulate == ScalarKind::Int64 || sc.accumulate == ScalarKind::Double, s,
+            "scan accumulates in a type other than int64 or double");
+      check(sc.input.body.result && !sc.input.body.result->type.isStruct() && !s.type.isStruct(), s,
+            "scans a struct");
+      check(isFloating(sc.input.body.result->type.scalar) == (sc.accumulate == ScalarKind::Double), s,
+            "scan accumulation type does not follow its element type");
+    }
     forEachPiece(s, [&](const Piece& pc) {
       int rank = s.kind == Stage::Reduce ? static_cast<int>(pc.axes.size()) : s.rank();
       check(s.kind == Stage::Reduce || pc.axes.size() == s.extent.size(), s, "piece rank differs from the stage's");
@@ -79,7 +90,7 @@ void verify(const Pipeline& p) {
         verifyExpr(p, s, *pc.body.lets[l].value, l, rank);
       check(pc.body.result != nullptr, s, "piece without a result");
       verifyExpr(p, s, *pc.body.result, pc.body.lets.size(), rank);
-      check(s.kind == Stage::Reduce || pc.body.result->type == s.type, s,
+      check(s.kind == Stage::Reduce || s.kind == Stage::Scan || pc.body.result->type == s.type, s,
             "piece result type differs from the stage type");
     });
   }

@@ -124,6 +124,7 @@ struct CallArg {
   SourceLoc loc;
   std::unique_ptr<VExpr> value;  // null for a literal
   std::unique_ptr<Expr> literal; // numeric literal argument
+  std::optional<ScalarKind> typeArg;  // a type name (`sat(img, float)`); value and literal null
   Boundary boundary;
 };
 

@@ -143,6 +143,8 @@ class Printer {
         for (const auto& a : e.args) {
           if (a.literal) {
             expr(*a.literal, depth + 1);
+          } else if (a.typeArg) {
+            line(depth + 1, std::string("type ") + scalarName(*a.typeArg));
           } else {
             if (a.boundary.mode != BoundaryMode::None) {
               std::ostringstream b;

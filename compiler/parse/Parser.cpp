@@ -667,7 +667,7 @@ class Parser {
     return n;
   }
 
-  // arg := vexpr [':' boundary] | number
+  // arg := vexpr [':' boundary] | number | basic_type
   // boundary := 'clamped' | 'extend' | 'mirror' | 'wrap' | 'constant' '(' number ')'
   CallArg callArg() {
     CallArg a;
@@ -678,6 +678,10 @@ class Parser {
     if (neg || cur().kind == Tok::IntLit || cur().kind == Tok::FloatLit ||
         cur().kind == Tok::DoubleLit) {
       a.literal = numberLiteral();
+      return a;
+    }
+    if (isBasicType(cur().kind)) {
+      a.typeArg = basicType(next().kind);
       return a;
     }
     a.value = vexpr();

@@ -550,6 +550,11 @@ class PipelineBuilder {
   }
 
   Value callValue(const ast::VExpr& e, Scope& sc) {
+    bool builtinScan = (e.name == "scan" || e.name == "sat") && !stencils_.count(e.name) && !vectorFns_.count(e.name);
+    for (const auto& a : e.args)
+      if (a.typeArg && !builtinScan)
+        userError(a.loc, "a type name is an argument only of 'scan' and 'sat' (the type of their result), not of '" +
+                             e.name + "'");
     auto st = stencils_.find(e.name);
     if (st != stencils_.end()) {
       usedFns_.insert(e.name);
@@ -564,9 +569,11 @@ class PipelineBuilder {
     if (e.name == "histogram") return histogramValue(e, sc);
     if (e.name == "where") return selectionValue(e, ir::ReduceOp::Where, sc);
     if (e.name == "topk") return selectionValue(e, ir::ReduceOp::TopK, sc);
+    if (builtinScan) return scanValue(e, sc);
     std::vector<std::string> fns = keys(stencils_);
     for (const auto& [name, def] : vectorFns_) fns.push_back(name);
-    for (const char* builtin : {"sum", "min", "max", "count", "any", "all", "histogram", "where", "topk"}) fns.push_back(builtin);
+    for (const char* builtin : {"sum", "min", "max", "count", "any", "all", "histogram", "where", "topk", "scan", "sat"})
+      fns.push_back(builtin);
     unknown(e.name, e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, fns));
   }
 
@@ -600,24 +607,58 @@ class PipelineBuilder {
 
   std::string userText(int id) const { return ir::userText(p_, id); }
 
+  // `scan(img, d[, type])`, `sat(img[, type])` (LANGUAGE.md §7): an image of
+  // the input's extent.
+  Value scanValue(const ast::VExpr& e, Scope& sc) {
+    bool isSat = e.name == "sat";
+    size_t fixed = isSat ? 1 : 2;  // the arguments before the optional type
+    bool typed = e.args.size() == fixed + 1 && e.args.back().typeArg;
+    if (e.args.size() != fixed + (typed ? 1 : 0))
+      userError(e.loc, isSat ? "'sat' takes an image and optionally a result type: 'sat(img)' or 'sat(img, float)'; " +
+                                   argumentsGiven(e.args.size())
+                             : "'scan' takes an image, a dimension and optionally a result type: 'scan(img, 0)' or "
+                               "'scan(img, 1, float)'; " + argumentsGiven(e.args.size()));
+    for (size_t i = 0; i < fixed; ++i)
+      if (e.args[i].typeArg)
+        userError(e.args[i].loc, i == 0 ? "'" + e.name + "' scans an image, but a type name is given"
+                                        : std::string("the dimension 'scan' runs along must be an integer literal "
+                                                      "(0 is the first), not a type name"));
+    int src = globalOperand(e.name, e.args[0], sc, "scans");
+    const Stage& img = stage(src);
+    int dim = -1;
+    if (!isSat) {
+      const ast::CallArg& d = e.args[1];
+      if (!d.literal || d.literal->kind != ast::Expr::IntLit)
+        userError(d.loc, "the dimension 'scan' runs along must be an integer literal (0 is the first)");
+      if (d.literal->intValue < 0 || d.literal->intValue >= img.rank())
+        userError(d.loc, shown(src) + " has rank " + std::to_string(img.rank()) + ", so it has no dimension " +
+                             std::to_string(d.literal->intValue) + " (0 is the first)");
+      dim = static_cast<int>(d.literal->intValue);
+    }
+    std::optional<ScalarKind> type;
+    if (typed) type = e.args.back().typeArg;
+    return imageValue(addStage(sema::scanStage(p_, src, dim, type, e.loc)));
+  }
+
   // The image argument of a global operation `fn`: an image of numbers, read
   // without a boundary condition.
-  int globalOperand(const std::string& fn, const ast::CallArg& a, Scope& sc) {
-    if (a.literal) userError(a.loc, "'" + fn + "' reduces an image, but a number is given");
+  int globalOperand(const std::string& fn, const ast::CallArg& a, Scope& sc, const std::string& verb = "reduces") {
+    if (a.literal) userError(a.loc, "'" + fn + "' " + verb + " an image, but a number is given");
+    if (a.typeArg) userError(a.loc, "'" + fn + "' " + verb + " an image, but a type name is given");
     if (a.boundary.mode != ast::BoundaryMode::None)
       userError(a.boundary.loc, "'" + fn + "' reads each point of its image once; a boundary condition has no "
                                 "effect there");
     Value v = vexpr(*a.value, sc);
     if (v.kind != Value::Image)
-      userError(a.loc, "'" + fn + "' reduces an image, but " +
+      userError(a.loc, "'" + fn + "' " + verb + " an image, but " +
                            (v.stage >= 0 ? shown(v.stage) + " is a scalar (a reduction)"
                             : a.value->kind == ast::VExpr::Ref && !a.value->index.present
                                 ? "'" + a.value->name + "' is a scalar"
                                 : std::string("a scalar is given")));
     const Stage& img = stage(v.stage);
     if (img.type.isStruct())
-      userError(a.loc, "'" + fn + "' reduces an image of numbers, but " + shown(v.stage) + " holds '" +
-                           img.type.name() + "'; reduce one field ('" + userText(v.stage) + "." +
+      userError(a.loc, "'" + fn + "' " + verb + " an image of numbers, but " + shown(v.stage) + " holds '" +
+                           img.type.name() + "'; " + (verb == "reduces" ? "reduce" : "scan") + " one field ('" + userText(v.stage) + "." +
                            img.type.structType->fields[0].name + "')");
     used_.insert(v.stage);
     return v.stage;

@@ -25,6 +25,11 @@ ir::Stage histogramStage(const ir::Pipeline& p, int src, long long bins, double 
 // `where(mask, k)` / `topk(img, k)` (LANGUAGE.md §7): int64[k] of indices.
 ir::Stage selectionStage(const ir::Pipeline& p, ir::ReduceOp op, int src, long long k, const SourceLoc& loc);
 
+// `scan(src, dim[, type])`, or `sat(src[, type])` for dim = -1 (LANGUAGE.md
+// §7): prefix sums in int64 or double, converted to `type` (default: the
+// accumulation type).
+ir::Stage scanStage(const ir::Pipeline& p, int src, int dim, std::optional<ScalarKind> type, const SourceLoc& loc);
+
 // The rank-0 read of a scalar stage (a reduction), as a later stage reads it.
 ir::ExprPtr scalarStageRead(const ir::Pipeline& p, int stage);
 
