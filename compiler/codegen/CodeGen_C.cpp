@@ -414,6 +414,7 @@ class CGen {
 
 GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
+  refuseLoops(l.pipeline, "C");
   return CGen(l, options).run();
 }
 

@@ -37,6 +37,13 @@ void refuseScans(const ir::Pipeline& p, const char* backend) {
                                  " yet; run them with --backend=eval");
 }
 
+void refuseLoops(const ir::Pipeline& p, const char* backend) {
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::LoopResult)
+      throw UserError(s.loop->loc, std::string("'do' loops are not compiled to ") + backend +
+                                       " yet; run them with --backend=eval");
+}
+
 bool hasScans(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::Scan) return true;
