@@ -26,7 +26,7 @@ int ownedOutput(const ir::Pipeline& p, int stage) {
 
 bool hasReductions(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Reduce) return true;
+    if (s.kind == ir::Stage::Reduce || (s.kind == ir::Stage::LoopResult && hasReductions(*s.loop->body))) return true;
   return false;
 }
 
@@ -46,7 +46,7 @@ void refuseLoops(const ir::Pipeline& p, const char* backend) {
 
 bool hasScans(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Scan) return true;
+    if (s.kind == ir::Stage::Scan || (s.kind == ir::Stage::LoopResult && hasScans(*s.loop->body))) return true;
   return false;
 }
 
