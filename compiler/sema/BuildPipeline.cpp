@@ -416,11 +416,12 @@ class PipelineBuilder {
   };
   std::vector<LoopBuild> loops_;
 
-  // A body Input stage holding outer stage `outer` (created once).
-  int bodyInput(const Stage& outer, const std::string& name) {
+  // A body Input stage holding outer stage `outer`: once per stage read, and
+  // one of its own per carried image (h<0> = a; s<0> = a; carry two images).
+  int bodyInput(const Stage& outer, const std::string& name, bool carried = false) {
     LoopBuild& lb = loops_.back();
     auto found = lb.imported.find(outer.id);
-    if (found != lb.imported.end()) return found->second;
+    if (!carried && found != lb.imported.end()) return found->second;
     Stage in;
     in.kind = Stage::Input;
     in.name = sanitize(name);
@@ -431,7 +432,7 @@ class PipelineBuilder {
     in.origin = "the loop's input";
     int id = addStage(std::move(in));
     p_.inputs.push_back({ir::EntryArg::Image, id});
-    lb.imported[outer.id] = id;
+    if (!carried) lb.imported[outer.id] = id;
     return id;
   }
 
@@ -530,7 +531,7 @@ class PipelineBuilder {
         std::string before = x + "<" + std::to_string(s.from - 1) + ">";
         auto init = sc.names.find(before);
         if (init == sc.names.end() || init->second.kind != Value::Image) continue;
-        int in = bodyInput(loops_.back().outer.stages[static_cast<size_t>(init->second.stage)], before);
+        int in = bodyInput(loops_.back().outer.stages[static_cast<size_t>(init->second.stage)], before, true);
         loops_.back().loop->carried.push_back({init->second.stage, in});
         carriedNames.push_back(x);
         Value v = imageValue(in);
@@ -589,6 +590,7 @@ class PipelineBuilder {
                  (s.toParam.empty() ? std::to_string(s.to) : s.toParam) + ": " + x + "<" + s.iterator + ">";
       r.name = "_t" + std::to_string(p_.stages.size());
       int id = addStage(std::move(r));
+      used_.insert(id);  // carried: used in the loop whether or not read after it
       define(sc, x + "<" + s.iterator + ">" + suffix, imageValue(id), s.loc);
       p_.stages[static_cast<size_t>(id)].userName = x + "<" + s.iterator + ">";
     }
