@@ -5,7 +5,8 @@
 //                      [--programs FILE.idsl...]
 //
 // Writes into DIR (new or empty) every program of the C suites (Matrix,
-// Compat and the fp-contraction programs) with the same sizes and the same
+// Compat and the fp-contraction programs), and the scan programs
+// (Scans.cpp, not yet in the C suites), with the same sizes and the same
 // random inputs, so that tests/gpu/run_e2e_gpu.sh can build and check them
 // on a GPU machine without this repository (tests/gpu/README.md):
 //   manifest.txt           the batches and one line per case (program × size ×
@@ -348,6 +349,7 @@ int exportBundle(const Options& o) {
     cases = matrixCases();
     for (auto& c : specialValueCases()) cases.push_back(std::move(c));
     for (auto& c : contractionCases()) cases.push_back(std::move(c));
+    for (auto& c : scanCases()) cases.push_back(std::move(c));
     for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
   } else {
     for (const auto& f : o.programs) {
