@@ -12,6 +12,7 @@
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Reduce_CUDA.h"
+#include "codegen/Scan_CUDA.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
@@ -107,14 +108,16 @@ class CudaGen {
 
   std::string deviceHelpers() const {
     std::string reduce = hasReductions() ? reducePrelude("static __host__ __device__ __forceinline__") + "\n" : "";
+    std::string scan = hasScans(p_) ? scanPreludeCuda() : "";
     return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant() +
-           integerPowers() + "\n" + asyncCopyHelpers() + reduce;
+           integerPowers() + "\n" + asyncCopyHelpers() + reduce + scan;
   }
   std::string kernels() {
     std::string t;
     for (const auto& g : groups_) {
       if (g.fused()) t += fusedKernel(g);
       else if (stage(g.sink).kind == ir::Stage::Reduce) t += reduceKernels(g.sink);
+      else if (stage(g.sink).kind == ir::Stage::Scan) t += scanKernels(g.sink);
       else t += stageKernels(g.sink);
     }
     return t;
@@ -146,8 +149,9 @@ class CudaGen {
         k.launches.push_back(l);
         continue;
       }
-      // A Reduce stage has no pieces, so no launch here: its host loop over
-      // combining levels has no CudaLaunch form (CudaExecutor refuses it).
+      // A Reduce or Scan stage has no pieces, so no launch here: its host
+      // loop over combining levels or passes has no CudaLaunch form
+      // (CudaExecutor refuses both).
       for (size_t piece = 0; piece < stage(g.sink).pieces.size(); ++piece) {
         CudaLaunch l;
         l.kernel = kernelName(g.sink, piece);
@@ -363,6 +367,42 @@ class CudaGen {
   }
   std::string reduceKernels(int sid) const { return stageComment(stage(sid)) + emitReduceKernelsCuda(reduceRequest(sid)); }
 
+  // ------------------------------------------------------------ scans
+  // The kernels of a Scan stage and their launches (Scan_CUDA.h); its
+  // workspace scratch: the values between a sat's passes, the published
+  // groups, the tile counter and the groups' flags.
+  std::string scanValuesName(int sid) const { return "formac_scan_values" + std::to_string(sid); }
+  std::string scanGroupsName(int sid) const { return "formac_scan_groups" + std::to_string(sid); }
+  std::string scanFlagsName(int sid) const { return "formac_scan_flags" + std::to_string(sid); }
+  ScanCuda scanRequest(int sid) const {
+    ReduceCuda r = reduceRequest(sid);  // the same inputs and naming
+    ScanCuda c;
+    c.pipeline = &p_;
+    c.stage = &stage(sid);
+    c.names = &n_;
+    c.name = r.name;
+    c.inputParams = r.inputParams;
+    c.inputArgs = r.inputArgs;
+    c.values = "ws->" + scanValuesName(sid);
+    c.groups = "ws->" + scanGroupsName(sid);
+    c.flags = "ws->" + scanFlagsName(sid);
+    c.result = r.result;
+    return c;
+  }
+  std::string scanKernels(int sid) const { return stageComment(stage(sid)) + emitScanKernelsCuda(scanRequest(sid)); }
+  // The scratch buffers of a Scan stage: member, element type, elements (a host expression).
+  struct Scratch {
+    std::string member, type, count, what;
+  };
+  std::vector<Scratch> scanScratch(const ir::Stage& s) const {
+    std::vector<Scratch> v;
+    std::string A = scanAccumulationType(s), groups = scanGroupCountCuda(n_, s);
+    if (scanNeedsValues(s)) v.push_back({scanValuesName(s.id), A, scanPointsCuda(n_, s), "its values between passes"});
+    v.push_back({scanGroupsName(s.id), A, groups, "the groups its tiles publish"});
+    v.push_back({scanFlagsName(s.id), "unsigned long long", "(1 + " + groups + ")", "its tile counter, the groups' flags"});
+    return v;
+  }
+
   // ------------------------------------------------------------ fused kernels
   std::string fusedName(const passes::FusionGroup& g) const {
     return K() + "_fused" + std::to_string(g.sink) + "_" + name(g.sink);
@@ -490,6 +530,9 @@ class CudaGen {
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::Reduce)
         os << "  " << reducePartialType(s) << "* " << partialsName(s.id) << ";  /* its chunks' partials */\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Scan)
+        for (const auto& b : scanScratch(s)) os << "  " << b.type << "* " << b.member << ";  /* " << b.what << " */\n";
     for (const auto& g : groups_)
       if (hasTightForm(g)) os << "  int formac_tight_" << fusedName(g) << ";  /* blocks per SM of the <int, blocks> form it runs (0: <int>) */\n";
     os << "  int unused;\n};\n\n";
@@ -498,6 +541,9 @@ class CudaGen {
     for (const auto& b : buffers) os << "  cudaFree(ws->" << b.first << ");\n";
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::Reduce) os << "  cudaFree(ws->" << partialsName(s.id) << ");\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Scan)
+        for (const auto& b : scanScratch(s)) os << "  cudaFree(ws->" << b.member << ");\n";
     os << "  free(ws);\n}\n\n";
 
     os << "extern \"C\" " << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
@@ -515,6 +561,11 @@ class CudaGen {
         os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << partialsName(s.id) << ", sizeof("
            << reducePartialType(s) << ") * (size_t)" << reduceScratchCuda(p_, n_, s) << " + 16), { " << K()
            << "_destroy(ws); return NULL; });\n";
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Scan)
+        for (const auto& b : scanScratch(s))
+          os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.member << ", sizeof(" << b.type << ") * (size_t)"
+             << b.count << " + 16), { " << K() << "_destroy(ws); return NULL; });\n";
     os << "  /* The zeroing above may still run: a run on another stream must find it done. */\n"
        << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), { " << K() << "_destroy(ws); return NULL; });\n";
     for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
@@ -566,7 +617,7 @@ class CudaGen {
       std::string on = outputName(p_, i);
       const ir::Stage& s = stage(p_.outputs[i]);
       if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]) &&
-          s.kind != ir::Stage::Reduce)
+          s.kind != ir::Stage::Reduce && s.kind != ir::Stage::Scan)
         os << "  /* The caller's buffer: the points no stage computes are 0. */\n"
            << "  if (d_" << on << " != ws->formac_out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
            << bytesOf(s) << ", stream), return 1);\n";
@@ -575,6 +626,7 @@ class CudaGen {
     for (const auto& g : groups_) {
       if (g.fused()) os << launchFused(g);
       else if (stage(g.sink).kind == ir::Stage::Reduce) os << emitReduceLaunchCuda(reduceRequest(g.sink));
+      else if (stage(g.sink).kind == ir::Stage::Scan) os << emitScanLaunchCuda(scanRequest(g.sink));
       else os << launchStage(g.sink);
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
@@ -658,14 +710,12 @@ class CudaGen {
 GeneratedCuda printCuda(const passes::LoweredPipeline& l, const CudaOptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCuda needs a pipeline lowered for CUDA");
   refuseLoops(l.pipeline, "CUDA");
-  refuseScans(l.pipeline, "CUDA");
   return CudaGen(l, options).run();
 }
 
 CudaKernels printCudaKernels(const passes::LoweredPipeline& l, const CudaOptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCudaKernels needs a pipeline lowered for CUDA");
   refuseLoops(l.pipeline, "CUDA");
-  refuseScans(l.pipeline, "CUDA");
   return CudaGen(l, options).kernelsOnly();
 }
 

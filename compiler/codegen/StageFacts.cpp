@@ -30,13 +30,6 @@ bool hasReductions(const ir::Pipeline& p) {
   return false;
 }
 
-void refuseScans(const ir::Pipeline& p, const char* backend) {
-  for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Scan)
-      throw UserError(s.loc, std::string("scans and summed-area tables are not compiled to ") + backend +
-                                 " yet; run them with --backend=eval");
-}
-
 void refuseLoops(const ir::Pipeline& p, const char* backend) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::LoopResult)

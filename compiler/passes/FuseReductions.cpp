@@ -11,9 +11,9 @@ namespace {
 using ir::Expr;
 using ir::ExprPtr;
 
-// The piece a reduction or scan combines.
-const ir::Piece& globalInput(const ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
-ir::Piece& globalInput(ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
+// The piece whose body gives the values a Reduce or Scan stage combines.
+const ir::Piece& inputOf(const ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
+ir::Piece& inputOf(ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
 
 // `e` with reads of `stage` replaced by `with` and locals shifted by `shift`.
 ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
@@ -26,13 +26,13 @@ ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
   });
 }
 
-// A producer of reduction `r` that may be absorbed into it, or -1. Stages in
+// A producer of reduction or scan `r` that may be absorbed into it, or -1. Stages in
 // `dead` were absorbed already: their reads no longer count.
 int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::Edge>& edges,
                const std::set<int>& dead) {
   std::set<int> outputs(p.outputs.begin(), p.outputs.end());
   std::set<int> candidates, refused;
-  ir::forEachExpr(globalInput(r).body, [&](const Expr& e) {
+  ir::forEachExpr(inputOf(r).body, [&](const Expr& e) {
     if (e.kind == Expr::IndexRead) refused.insert(e.producer);
     if (e.kind != Expr::ImageRead) return;
     (readsOwnPoint(e) && e.field < 0 ? candidates : refused).insert(e.producer);
@@ -50,7 +50,7 @@ int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::
 
 void absorb(ir::Pipeline& p, int reduction, int producer) {
   const ir::Body& from = p.stages[static_cast<size_t>(producer)].pieces[0].body;
-  ir::Body& into = globalInput(p.stages[static_cast<size_t>(reduction)]).body;
+  ir::Body& into = inputOf(p.stages[static_cast<size_t>(reduction)]).body;
   ir::Body merged;
   merged.lets = from.lets;
   int at = static_cast<int>(merged.lets.size());

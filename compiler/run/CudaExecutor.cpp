@@ -328,6 +328,11 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
     if (s.kind == ir::Stage::Reduce)
       throw UserError("--backend=cuda does not run reductions yet (" + ir::describeStage(*p, s.id) +
                       "); the generated CUDA (--emit=cuda) and --backend=jit or eval do");
+  // Nor a scan's passes, each a kernel after a reset of its flags.
+  for (const auto& s : p->stages)
+    if (s.kind == ir::Stage::Scan)
+      throw UserError(s.loc, "--backend=cuda does not run scans and summed-area tables yet (" +
+                                 ir::describeStage(*p, s.id) + "); the generated CUDA (--emit=cuda) and --backend=eval do");
   auto t0 = Clock::now();
   const Driver& d = driver();
   auto gpu = std::make_shared<Gpu>(d);

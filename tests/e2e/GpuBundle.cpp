@@ -5,7 +5,8 @@
 //                      [--programs FILE.idsl...]
 //
 // Writes into DIR (new or empty) every program of the C suites (Matrix,
-// Compat and the fp-contraction programs) with the same sizes and the same
+// Compat and the fp-contraction programs), and the scan programs
+// (Scans.cpp, not yet in the C suites), with the same sizes and the same
 // random inputs, so that tests/gpu/run_e2e_gpu.sh can build and check them
 // on a GPU machine without this repository (tests/gpu/README.md):
 //   manifest.txt           the batches and one line per case (program × size ×
@@ -20,7 +21,8 @@
 //   data/pID_rR_oO.want    the evaluator's output O of run R
 // Runs with an image (input, intermediate or output) of more than
 // --max-points points (150000: the 150x1100 runs) are left out to keep the
-// bundle small. --only keeps the named programs, --runs N the first N sizes
+// bundle small. --only keeps the named programs (NAME* every program whose
+// name starts with NAME: --only 'scan_*' the scans), --runs N the first N sizes
 // of each, --per-batch sets the programs per batch (6), --with-c adds
 // generateC's code as src/pID_fused.c and src/pID_unfused.c (for
 // run_e2e_gpu.sh --c-backend: the bundle checked without a GPU).
@@ -348,6 +350,7 @@ int exportBundle(const Options& o) {
     cases = matrixCases();
     for (auto& c : specialValueCases()) cases.push_back(std::move(c));
     for (auto& c : contractionCases()) cases.push_back(std::move(c));
+    for (auto& c : scanCases()) cases.push_back(std::move(c));
     for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
   } else {
     for (const auto& f : o.programs) {
@@ -356,10 +359,20 @@ int exportBundle(const Options& o) {
     }
   }
   if (!o.only.empty()) {
+    // A name ending in '*' keeps every program whose name starts with the rest.
+    auto named = [&](const std::string& name, const std::string& pattern) {
+      if (!pattern.empty() && pattern.back() == '*') return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+      return name == pattern;
+    };
     std::vector<ProgramCase> kept;
-    for (auto& c : cases)
-      if (o.only.count(c.name)) kept.push_back(std::move(c));
-    if (kept.size() != o.only.size()) {
+    std::set<std::string> matched;
+    for (auto& c : cases) {
+      bool keep = false;
+      for (const auto& pattern : o.only)
+        if (named(c.name, pattern)) keep = true, matched.insert(pattern);
+      if (keep) kept.push_back(std::move(c));
+    }
+    if (matched.size() != o.only.size()) {
       std::cerr << "e2e_gpu_bundle: --only names a program the matrix does not have\n";
       return 2;
     }

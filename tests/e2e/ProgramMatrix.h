@@ -22,6 +22,10 @@ std::vector<ProgramCase> matrixCases();
 // inputs with special values (ProgramCase::specialValues), at fewer sizes.
 std::vector<ProgramCase> specialValueCases();
 
+// Scans and summed-area tables (Scans.cpp): for the GPU bundle only, until
+// the C backend compiles them.
+std::vector<ProgramCase> scanCases();
+
 // Floating-point programs where a fused multiply-add would change the result.
 std::vector<ProgramCase> contractionCases();
 

@@ -622,6 +622,20 @@ TEST_F(RunCli, ErrorCudaWithoutNvrtc) {
       << r.output;
 }
 
+// Scans have no launch form for NVRTC yet: an error at the scan, before
+// the driver is asked for anything.
+TEST_F(RunReductions, CudaRefusesScansWhereTheyAre) {
+  writeFile(scratch("sat.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nt = sat(a);\nreturn t;\n");
+  CommandResult r = cudaRun(quote(scratch("sat.idsl")) + " -i " + quote(scratch("a35.npy")) + " -o " +
+                                quote(scratch("t.npy")),
+                            "FAKE_CUDA_DEVICES=1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("sat.idsl:3:5: error: --backend=cuda does not run scans and summed-area tables yet "
+                          "('t'); the generated CUDA (--emit=cuda) and --backend=eval do"),
+            std::string::npos)
+      << r.output;
+}
+
 // The host side on the fake GPU: NVRTC, the cache, every launch's shape;
 // the kernels do nothing, so the output is the zeroed buffer.
 TEST_F(RunCli, CudaOnTheFakeGpuCompilesOnceThenHitsTheCache) {
