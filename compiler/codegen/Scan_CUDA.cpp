@@ -325,12 +325,6 @@ std::string hostGroups(const ScanCuda& c, const Pass& p) {
 
 }  // namespace
 
-bool hasScans(const ir::Pipeline& p) {
-  for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Scan) return true;
-  return false;
-}
-
 std::string scanAccumulationType(const ir::Stage& s) { return floating(s) ? "double" : "unsigned long long"; }
 
 bool scanNeedsValues(const ir::Stage& s) { return passDims(s).size() > 1; }

@@ -53,7 +53,6 @@ struct ScanCuda {
   std::string result;       // host expression: the stage's device buffer
 };
 
-bool hasScans(const ir::Pipeline& p);
 // The accumulation type's C spelling: "double" or "unsigned long long".
 std::string scanAccumulationType(const ir::Stage& s);
 // Whether the stage scans more than one dimension (values kept between passes).
