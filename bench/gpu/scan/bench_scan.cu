@@ -195,9 +195,9 @@ int main(int argc, char** argv) {
   }
 
   // ---- the floor: a device-to-device copy of the float image (4 B read, 4 B written a point)
-  const double copy = median_ms([&] { CK(cudaMemcpyAsync(copy, img, pts * 4, cudaMemcpyDeviceToDevice, 0)); });
-  const double perByte = copy / 8.0;  // ms per byte of traffic a point
-  row("copy float image", "cudaMemcpy device to device", copy, copy, 0);
+  const double copyMs = median_ms([&] { CK(cudaMemcpyAsync(copy, img, pts * 4, cudaMemcpyDeviceToDevice, 0)); });
+  const double perByte = copyMs / 8.0;  // ms per byte of traffic a point
+  row("copy float image", "cudaMemcpy device to device", copyMs, copyMs, 0);
 
   double cub = median_ms([&] { cub::DeviceScan::InclusiveSum(cubTemp, cubBytes, img, outf, (int)pts); });
   row("scan 1-D float, 2^26-ish", "CUB DeviceScan::InclusiveSum", cub, 8 * perByte, cub);
