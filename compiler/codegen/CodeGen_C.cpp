@@ -8,6 +8,7 @@
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
+#include "codegen/Scan_C.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
@@ -82,10 +83,12 @@ class CGen {
        << "#else\n#define FORMAC_HELPER static inline\n#endif\n"
        << helperPrelude("FORMAC_HELPER", false) << "\n" << cpuPrelude();
     if (hasReductions()) os << reducePrelude("FORMAC_HELPER") << "\n";
+    if (hasScans(p_)) os << scanPrelude("FORMAC_HELPER") << "\n";
     for (size_t i = 0; i < groups_.size(); ++i) {
       const ir::Stage& sink = p_.stages[static_cast<size_t>(groups_[i].sink)];
       if (groups_[i].fused()) os << emitFusedGroupFunction(fusedGroup(i));
       else if (sink.kind == ir::Stage::Reduce) os << reduceFunction(sink);
+      else if (sink.kind == ir::Stage::Scan) os << scanFunction(sink);
       else os << stageFunction(sink);
     }
     os << workspace();
@@ -189,6 +192,8 @@ class CGen {
     add(cType(s.type) + "* restrict " + n_.stage[static_cast<size_t>(s.id)], outBuffer);
     if (s.kind == ir::Stage::Reduce)
       add(reducePartialType(s) + "* restrict formac_partials", "ws->" + partialsName(s));
+    if (s.kind == ir::Stage::Scan)
+      add(scanAccumulatorType(s) + "* restrict formac_scratch", "ws->" + partialsName(s));
     for (const auto& prm : n_.param) add("const long long " + prm, prm);
   }
 
@@ -205,6 +210,18 @@ class CGen {
     std::string args;
     stageSignature(s, f.parameters, args, "");
     return stageComment(p_, n_, s, o_.sourcePath) + emitReduceFunction(f);
+  }
+
+  std::string scanFunction(const ir::Stage& s) {
+    ScanFunctionC f;
+    f.pipeline = &p_;
+    f.stage = &s;
+    f.names = &n_;
+    f.openmp = openmp_;
+    f.name = stageFunctionName(s);
+    std::string args;
+    stageSignature(s, f.parameters, args, "");
+    return stageComment(p_, n_, s, o_.sourcePath) + emitScanFunction(f);
   }
 
   std::string stageFunction(const ir::Stage& s) {
@@ -268,6 +285,8 @@ class CGen {
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::Reduce)
         os << "  " << reducePartialType(s) << "* " << partialsName(s) << ";  /* a partial per chunk */\n";
+      else if (s.kind == ir::Stage::Scan)
+        os << "  " << scanAccumulatorType(s) << "* " << partialsName(s) << ";  /* sums, segment carries */\n";
     bool anyFused = false;
     for (size_t i = 0; i < groups_.size(); ++i)
       if (groups_[i].fused()) {
@@ -283,7 +302,7 @@ class CGen {
     if (anyFused) os << "  free(ws->scratch);\n";
     for (const auto& s : p_.stages) {
       if (needsWorkspaceBuffer(s.id)) os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
-      if (s.kind == ir::Stage::Reduce) os << "  free(ws->" << partialsName(s) << ");\n";
+      if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) os << "  free(ws->" << partialsName(s) << ");\n";
     }
     os << "  free(ws);\n}\n\n";
 
@@ -308,6 +327,11 @@ class CGen {
            << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
         if (s.reduction.op == ir::ReduceOp::TopK)
           os << "  ws->" << nm << "[0] = formac_max_threads();  /* the threads its heaps are for */\n";
+      } else if (s.kind == ir::Stage::Scan) {
+        std::string nm = partialsName(s), T = scanAccumulatorType(s);
+        os << "  ws->" << nm << " = (" << T << "*)malloc((" << scanScratchCount(n_, s) << " + 1) * sizeof(" << T
+           << "));\n"
+           << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
       }
     if (anyFused) {
       os << "  /* Tiles of the fused groups, sized for this machine's L2 cache. */\n"
@@ -390,7 +414,6 @@ class CGen {
 
 GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
-  refuseScans(l.pipeline, "C");
   return CGen(l, options).run();
 }
 

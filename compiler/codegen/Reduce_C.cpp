@@ -162,9 +162,10 @@ ir::Stage domainStage(const ir::Stage& s) {
   ir::Stage d;
   d.id = s.id;
   d.name = s.name;
-  d.type = s.reduction.input.body.result->type;
-  for (const auto& a : s.reduction.input.axes) d.extent.push_back(a.count);
-  d.pieces.push_back(s.reduction.input);
+  const ir::Piece& in = s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input;
+  d.type = in.body.result->type;
+  for (const auto& a : in.axes) d.extent.push_back(a.count);
+  d.pieces.push_back(in);
   return d;
 }
 

@@ -27,8 +27,9 @@ std::string reducePartialType(const ir::Stage& s);
 
 std::string emitReduceFunction(const ReduceFunctionC& f);
 
-// A Reduce stage's input as a stage of its own, the shape LoopNest prints a
-// point of: its extent is the reduced domain (both reduction printers).
+// A Reduce or Scan stage's input as a stage of its own, the shape LoopNest
+// prints a point of: its extent is the reduced domain (the reduction and scan
+// printers).
 ir::Stage domainStage(const ir::Stage& s);
 
 // A double constant as C reads it back exactly: "0.5", "(-3.0)".

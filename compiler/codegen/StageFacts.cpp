@@ -37,6 +37,12 @@ void refuseScans(const ir::Pipeline& p, const char* backend) {
                                  " yet; run them with --backend=eval");
 }
 
+bool hasScans(const ir::Pipeline& p) {
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::Scan) return true;
+  return false;
+}
+
 std::set<int> producersOf(const ir::Pipeline& p, const std::vector<int>& stages) {
   std::set<int> inside(stages.begin(), stages.end()), out;
   for (int id : stages)

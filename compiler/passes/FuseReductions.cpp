@@ -11,6 +11,10 @@ namespace {
 using ir::Expr;
 using ir::ExprPtr;
 
+// The piece a reduction or scan combines.
+const ir::Piece& globalInput(const ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
+ir::Piece& globalInput(ir::Stage& s) { return s.kind == ir::Stage::Scan ? s.scan.input : s.reduction.input; }
+
 // `e` with reads of `stage` replaced by `with` and locals shifted by `shift`.
 ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
   return ir::rebuildExpr(e, [&](const Expr& n) -> ExprPtr {
@@ -28,7 +32,7 @@ int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::
                const std::set<int>& dead) {
   std::set<int> outputs(p.outputs.begin(), p.outputs.end());
   std::set<int> candidates, refused;
-  ir::forEachExpr(r.reduction.input.body, [&](const Expr& e) {
+  ir::forEachExpr(globalInput(r).body, [&](const Expr& e) {
     if (e.kind == Expr::IndexRead) refused.insert(e.producer);
     if (e.kind != Expr::ImageRead) return;
     (readsOwnPoint(e) && e.field < 0 ? candidates : refused).insert(e.producer);
@@ -46,7 +50,7 @@ int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::
 
 void absorb(ir::Pipeline& p, int reduction, int producer) {
   const ir::Body& from = p.stages[static_cast<size_t>(producer)].pieces[0].body;
-  ir::Body& into = p.stages[static_cast<size_t>(reduction)].reduction.input.body;
+  ir::Body& into = globalInput(p.stages[static_cast<size_t>(reduction)]).body;
   ir::Body merged;
   merged.lets = from.lets;
   int at = static_cast<int>(merged.lets.size());
@@ -101,7 +105,7 @@ void fuseReductions(ir::Pipeline& p) {
     changed = false;
     std::vector<ir::Edge> edges = ir::collectEdges(p);
     for (const auto& s : p.stages) {
-      if (s.kind != ir::Stage::Reduce) continue;
+      if (s.kind != ir::Stage::Reduce && s.kind != ir::Stage::Scan) continue;
       int producer = absorbable(p, s, edges, dead);
       if (producer < 0 || dead.count(producer)) continue;
       absorb(p, s.id, producer);

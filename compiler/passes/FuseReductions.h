@@ -1,9 +1,9 @@
-// fuse-reductions: a reduction of a computed image computes that image's
-// points inside its own loop, so the image is never written to memory unless
-// something else needs it (issue 27: the sum of a blurred image, a sum of
-// squared differences).
+// fuse-reductions: a reduction or scan of a computed image computes that
+// image's points inside its own loop, so the image is never written to memory
+// unless something else needs it (issue 27: the sum of a blurred image, a sum
+// of squared differences; issue 28: the SAT of a squared image).
 //
-// A producer P is absorbed into a Reduce stage R when R's input reads it only
+// A producer P is absorbed into a Reduce or Scan stage R when R's input reads it only
 // at the point being reduced, no other stage reads it, it is not a result of
 // the pipeline, and it is one piece that computes every point of its extent
 // (start 0, step 1, the whole valid box): its lets and its value become lets

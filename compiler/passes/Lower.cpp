@@ -30,8 +30,8 @@ const std::vector<Pass>& passList() {
        "evaluator computes it (gcc would fold them its own way)",
        foldConstantsPass},
       {"fuse-reductions",
-       "with fusion on, a stage read only by a reduction, at the point reduced, is computed "
-       "inside the reduction's loop and never stored",
+       "with fusion on, a stage read only by a reduction or scan, at the point combined, is "
+       "computed inside its loop and never stored",
        fuseReductionsPass},
       {"plan-fusion",
        "every computed stage is the sink of one group or a member of one, with its halo, the "
