@@ -86,7 +86,7 @@ class ScanPrinter {
            ir::printSize(s_.extent[static_cast<size_t>(d)], f_.names->param) + ");\n";
     t += "  /* The sums in " + A_ + ": the output itself, or scratch converted at the end. */\n"
          "  " + A_ + "* const formac_acc = " + (!needsAccumulator(s_) ? std::string("(" + A_ + "*)" + out_) : "formac_scratch") +
-         ";\n  (void)formac_acc;\n";
+         ";\n  (void)formac_acc;\n  (void)formac_scratch;  /* unused by strided passes into the output */\n";
     std::vector<int> dims;
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
@@ -143,6 +143,7 @@ class ScanPrinter {
         "for (formac_w = 0; formac_w < formac_lines * formac_segs; ++formac_w) {\n"
         "  const long long formac_o = formac_w / formac_segs, formac_c = formac_w % formac_segs;\n"
         "  long long formac_k;\n  " + stack() + " formac_s;\n" + indent(indices(), "  ") +
+        "  (void)formac_o;  /* unused when the first pass of a rank-1 scan reads its input */\n"
         "  if (formac_c == formac_segs - 1) continue;\n" + indent(lineStart, "  ") +
         "  " + stack() + "_begin(&formac_s, 0);\n"
         "  for (formac_k = formac_c * " + seg + "; formac_k < (formac_c + 1) * " + seg + "; formac_k += " + run + ") {\n"
