@@ -13,15 +13,11 @@ namespace {
 const char* const kTypes[] = {"int8", "int16", "uint16", "int", "int64", "float", "double"};
 const char* const kParams[] = {"A", "B", "C", "D"};
 
-// Sizes per rank: one point, one line along each dimension, primes, a line
-// longer than 4096 points (512 runs of ir::kScanRun and more) in a dimension.
+// Sizes of the rank-2 and rank-3 programs: one point, one line along each
+// dimension, primes, a line longer than 4096 points in a dimension.
 std::vector<std::vector<long long>> runsOfRank(int rank) {
-  switch (rank) {
-    case 1: return {{1}, {7}, {9}, {13}, {64}, {4099}, {70001}};
-    case 2: return {{1, 1}, {1, 13}, {13, 1}, {7, 11}, {67, 131}, {3, 4099}, {4099, 3}};
-    case 3: return {{1, 1, 1}, {2, 3, 5}, {1, 17, 1}, {3, 1, 4099}, {4099, 2, 1}};
-    default: return {{1, 1, 1, 1}, {2, 3, 5, 7}, {1, 9, 1, 2}, {2, 1, 1, 4099}};
-  }
+  if (rank == 2) return {{1, 1}, {1, 13}, {13, 1}, {7, 11}, {67, 131}, {3, 4099}, {4099, 3}};
+  return {{1, 1, 1}, {2, 3, 5}, {1, 17, 1}, {3, 1, 4099}, {4099, 2, 1}};
 }
 
 std::string header(const std::string& type, int rank) {
@@ -33,15 +29,30 @@ std::string header(const std::string& type, int rank) {
   return "parameter " + decl + ";\nvector#" + std::to_string(rank) + " " + type + " img[" + ext + "];\n";
 }
 
-// scan(img, d) for every d and sat(img), all returned.
-std::string everyDimension(const std::string& type, int rank) {
-  std::string t = header(type, rank), ret;
-  for (int d = 0; d < rank; ++d) {
-    t += "s" + std::to_string(d) + " = scan(img, " + std::to_string(d) + ");\n";
-    ret += "s" + std::to_string(d) + ", ";
+// scan(x, d) for every d and sat(x) of an image x of each rank 1-4 (their
+// extents share the parameters A..D), all returned: one program per type.
+std::string everyRankAndDimension(const std::string& type) {
+  std::string t = "parameter A, B, C, D;\n", body, ret;
+  for (int rank = 1; rank <= 4; ++rank) {
+    std::string x = "x" + std::to_string(rank), ext;
+    for (int d = 0; d < rank; ++d) ext += std::string(d ? "," : "") + kParams[d];
+    t += "vector#" + std::to_string(rank) + " " + type + " " + x + "[" + ext + "];\n";
+    for (int d = 0; d < rank; ++d) {
+      std::string s = x + "_s" + std::to_string(d);
+      body += s + " = scan(" + x + ", " + std::to_string(d) + ");\n";
+      ret += s + ", ";
+    }
+    body += x + "_sat = sat(" + x + ");\n";
+    ret += x + "_sat" + std::string(rank < 4 ? ", " : "");
   }
-  return t + "all = sat(img);\nreturn " + ret + "all;\n";
+  return t + body + "return " + ret + ";\n";
 }
+
+// Sizes for A..D: one point, primes, ones in different places, and a line of
+// more than 4096 points (512 runs of ir::kScanRun) along each dimension.
+const std::vector<std::vector<long long>> kRankRuns = {
+    {1, 1, 1, 1}, {2, 3, 5, 7}, {13, 1, 7, 1}, {1, 17, 1, 3},
+    {70001, 1, 1, 2}, {3, 4099, 1, 2}, {2, 1, 4099, 1}, {1, 2, 3, 4099}};
 
 // sat(img, T) and scan(img, 1, T) for every result type T.
 std::string everyResultType(const std::string& type) {
@@ -58,9 +69,7 @@ std::string everyResultType(const std::string& type) {
 
 std::vector<ProgramCase> scanCases() {
   std::vector<ProgramCase> out;
-  for (const char* t : kTypes)
-    for (int rank = 1; rank <= 4; ++rank)
-      out.push_back(make("scan_r" + std::to_string(rank) + "_" + t, everyDimension(t, rank), runsOfRank(rank)));
+  for (const char* t : kTypes) out.push_back(make(std::string("scan_ranks_") + t, everyRankAndDimension(t), kRankRuns));
   for (const char* t : kTypes)
     out.push_back(make(std::string("scan_types_") + t, everyResultType(t), runsOfRank(2)));
 
@@ -132,13 +141,10 @@ return box3(I:clamped), scan(g, 1, int16);
 std::vector<ProgramCase> scanSpecialValueCases() {
   std::vector<ProgramCase> out;
   for (const char* t : {"float", "double"}) {
-    for (int rank : {1, 2}) {
-      ProgramCase c = make("scan_r" + std::to_string(rank) + "_" + t + "_special", everyDimension(t, rank),
-                           rank == 1 ? std::vector<std::vector<long long>>{{9}, {4099}}
-                                     : std::vector<std::vector<long long>>{{1, 13}, {7, 11}, {67, 131}});
-      c.specialValues = true;
-      out.push_back(c);
-    }
+    ProgramCase ranks = make(std::string("scan_ranks_") + t + "_special", everyRankAndDimension(t),
+                             {{2, 3, 5, 7}, {4099, 1, 2, 1}, {1, 67, 1, 131}});
+    ranks.specialValues = true;
+    out.push_back(ranks);
     ProgramCase types = make(std::string("scan_types_") + t + "_special", everyResultType(t), {{7, 11}, {3, 4099}});
     types.specialValues = true;
     out.push_back(types);
