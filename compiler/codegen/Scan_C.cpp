@@ -133,7 +133,9 @@ class ScanPrinter {
                     " points, long ones in segments of " + seg + " */\n"
                     "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
                     "  const long long formac_lines = " + product(n_, 0, d) + ";\n"
-                    "  const long long formac_segs = (formac_len + " + str(kScanSegment - 1) + ") / " + seg + ";\n"
+                    "  /* At least 1: a constant empty line would make gcc see a division by zero (never run). */\n"
+                    "  const long long formac_segs = formac_len > 0 ? (formac_len + " + str(kScanSegment - 1) + ") / " + seg +
+                    " : 1;\n"
                     "  " + A_ + "* const formac_seg = formac_scratch + " + accPoints() + ";\n"
                     "  long long formac_w;\n"
                     "  (void)formac_seg;\n"
@@ -194,7 +196,8 @@ class ScanPrinter {
         " side by side, in runs of " + run + " */\n"
         "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
         "  const long long formac_inner = " + product(n_, d + 1, rank_) + ";\n"
-        "  const long long formac_blocks = (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes + ";\n"
+        "  const long long formac_blocks = formac_inner > 0 ? (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes +
+        " : 1;  /* as formac_segs */\n"
         "  long long formac_w;\n";
     std::string body =
         "for (formac_w = 0; formac_w < " + product(n_, 0, d) + " * formac_blocks; ++formac_w) {\n"

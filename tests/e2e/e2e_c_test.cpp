@@ -566,5 +566,18 @@ return f(img, m, sum(c)), rows, cols, m, min(c), count(c), all(c), any(c, 1);
 )", {{}});
 }
 
+// progfuzz scan149: a scan along a dimension of constant extent 0 divided
+// by its segment count, a constant 0 (gcc -Wdiv-by-zero), in code that never
+// runs. Along the last dimension and an earlier one, of an input and of a
+// sample with no columns.
+TEST(CBackendRegression, ScanOfAnEmptyConstantLine) {
+  expectBothMatch("scan_empty", R"(stencil f(vector#2 float X) { return X * 2; }
+vector#2 float img[5,0];
+vector#2 float full[4,3];
+c = full@[(0,1),(0,4)];
+return scan(img, 1), sat(img, int), scan(img, 0), sat(f(c)), scan(c, 1, int8), full;
+)", {{}});
+}
+
 }  // namespace
 }  // namespace formac::e2e
