@@ -23,6 +23,9 @@ struct COptions {
   // lowered pipeline's target instead.
   bool openmp = true;
   bool fuse = true;  // cache-tiled fusion of stencil chains (FusedTiles_C.h)
+  // A loop's body inside its pipeline's file: only its functions and its
+  // workspace's, all static (no includes, preludes or Forma entry point).
+  bool embedded = false;
 };
 
 struct GeneratedC {

@@ -657,12 +657,14 @@ class CudaGen {
 
 GeneratedCuda printCuda(const passes::LoweredPipeline& l, const CudaOptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCuda needs a pipeline lowered for CUDA");
+  refuseLoops(l.pipeline, "CUDA");
   refuseScans(l.pipeline, "CUDA");
   return CudaGen(l, options).run();
 }
 
 CudaKernels printCudaKernels(const passes::LoweredPipeline& l, const CudaOptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCudaKernels needs a pipeline lowered for CUDA");
+  refuseLoops(l.pipeline, "CUDA");
   refuseScans(l.pipeline, "CUDA");
   return CudaGen(l, options).kernelsOnly();
 }

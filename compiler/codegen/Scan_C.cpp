@@ -23,9 +23,20 @@ bool floating(const ir::Stage& s) { return s.scan.accumulate == ScalarKind::Doub
 
 // Whether the sums need a buffer of their own: several passes (sat of
 // several dimensions) whose result is converted to another type.
+// Integer sums stored as integers: the conversion keeps the low bits, so the
+// sums may be kept in the result's type between passes.
+bool integerOnly(const ir::Stage& s) { return !floating(s) && !isFloating(s.type.scalar); }
+
 bool needsAccumulator(const ir::Stage& s) {
-  return s.type.scalar != s.scan.accumulate && s.scan.dim < 0 && s.rank() > 1;
+  return s.type.scalar != s.scan.accumulate && s.scan.dim < 0 && s.rank() > 1 && !integerOnly(s);
 }
+
+// An integer sat of two dimensions or more sweeps the last two at once
+// (satSweep): each row's running sum plus the sums above it.
+bool sweeps(const ir::Stage& s) { return !floating(s) && s.scan.dim < 0 && s.rank() >= 2; }
+
+// Bands of rows a sweep computes in parallel, each from the sums above it.
+constexpr int kSweepBands = 16;
 std::string suffix(const ir::Stage& s) { return floating(s) ? "d" : "l"; }
 
 // `x` (of the accumulation type) converted to the stage's type as cast<T>
@@ -84,15 +95,19 @@ class ScanPrinter {
     for (int d = 0; d < rank_; ++d)
       t += "  const long long " + n_[static_cast<size_t>(d)] + " = (long long)(" +
            ir::printSize(s_.extent[static_cast<size_t>(d)], f_.names->param) + ");\n";
-    t += "  /* The sums in " + A_ + ": the output itself, or scratch converted at the end. */\n"
-         "  " + A_ + "* const formac_acc = " + (!needsAccumulator(s_) ? std::string("(" + A_ + "*)" + out_) : "formac_scratch") +
-         ";\n  (void)formac_acc;\n  (void)formac_scratch;  /* unused by strided passes into the output */\n";
+    bool scratch = needsAccumulator(s_);
+    std::string accType = scratch ? A_ : cType(s_.type);
+    t += std::string("  /* The sums between passes: ") +
+         (scratch ? "scratch, converted at the end" : "in the output itself") + ". */\n"
+         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n"
+         "  (void)formac_scratch;  /* unused by strided passes into the output */\n";
     std::vector<int> dims;
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
-      for (int d = rank_ - 1; d >= 0; --d) dims.push_back(d);
+      for (int d = rank_ - (sweeps(s_) ? 3 : 1); d >= 0; --d) dims.push_back(d);
+    if (sweeps(s_)) t += indent(satSweep(Pass{rank_ - 2, true, dims.empty()}), "  ");
     for (size_t i = 0; i < dims.size(); ++i) {
-      Pass p{dims[i], i == 0, i + 1 == dims.size()};
+      Pass p{dims[i], i == 0 && !sweeps(s_), i + 1 == dims.size()};
       t += indent(p.dim == rank_ - 1 ? contiguousPass(p) : stridedPass(p), "  ");
     }
     return t + "}\n\n";
@@ -112,7 +127,7 @@ class ScanPrinter {
   // Declares formac_v (accumulation type): the value at q0.. (first pass) or
   // the accumulator at `at`.
   std::string value(const Pass& p, const std::string& at) {
-    if (!p.fromBody) return "const " + A_ + " formac_v = formac_acc[" + at + "];\n";
+    if (!p.fromBody) return "const " + A_ + " formac_v = (" + A_ + ")formac_acc[" + at + "];\n";
     return cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, checked_, "") + "const " + A_ +
            " formac_v = (" + A_ + ")formac_x;\n";
   }
@@ -231,6 +246,59 @@ class ScanPrinter {
     return t + indent(parallelFor() + body, "  ") + "}\n";
   }
 
+  // Dimensions rank-2 and rank-1 of an integer sat at once (sweeps()): a
+  // row's sums are its running sum plus the sums above it, kept per column;
+  // bands of rows start from the sums of the bands above (their column sums
+  // first, then a prefix over bands and along the row).
+  std::string satSweep(const Pass& p) {
+    std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
+    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), bands = str(kSweepBands);
+    std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
+    std::string band = "for (" + qi + " = formac_b * formac_per; " + qi + " < formac_rows && " + qi +
+                       " < (formac_b + 1) * formac_per; ++" + qi + ")";
+    std::string planeStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
+    std::string t =
+        "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
+        " at once (integer sums are exact in any order): each row's running sum\n"
+        "     plus the sums above it, in bands of rows that start from the bands above them. */\n"
+        "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
+        "  const long long formac_bands = formac_rows < " + bands + " ? formac_rows : " + bands + ";\n"
+        "  const long long formac_per = formac_bands > 0 ? (formac_rows + formac_bands - 1) / formac_bands : 1;\n"
+        "  long long* const formac_carry = (long long*)formac_scratch + " + accPoints() + ";  /* per band: the sums above it */\n"
+        "  long long* const formac_above = formac_carry + " + bands + " * formac_cols;  /* per band: the sums above a row */\n"
+        "  long long formac_plane, formac_b, formac_j;\n"
+        "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n";
+    std::string columnSums =
+        "for (formac_b = 0; formac_b < formac_bands - 1; ++formac_b) {\n"
+        "  long long* const formac_c = formac_carry + (formac_b + 1) * formac_cols;\n" + indent(planeStart, "  ") +
+        "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] = 0;\n"
+        "  " + band + "\n"
+        "    for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ") {\n" +
+        indent(value(p, at) + "formac_c[" + qj + "] += formac_v;\n", "      ") + "    }\n}\n";
+    std::string carries =
+        "/* Band b's carry: the column sums of bands 0 .. b-1, summed along the row. */\n"
+        "for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_carry[formac_j] = 0;\n"
+        "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
+        "  long long* const formac_c = formac_carry + formac_b * formac_cols;\n"
+        "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - formac_cols];\n"
+        "}\n"
+        "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
+        "  long long* const formac_c = formac_carry + formac_b * formac_cols;\n"
+        "  for (formac_j = 1; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - 1];\n"
+        "}\n";
+    std::string sweep =
+        "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
+        "  long long* const formac_a = formac_above + formac_b * formac_cols;\n" + indent(planeStart, "  ") +
+        "  memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(long long));\n"
+        "  " + band + " {\n"
+        "    long long formac_r = 0;\n"
+        "    for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ") {\n" +
+        indent(value(p, at) + "formac_r += formac_v;\nformac_a[" + qj + "] += formac_r;\n" +
+                   store(p, at, "formac_a[" + qj + "]"), "      ") +
+        "    }\n  }\n}\n";
+    return t + indent(parallelFor() + columnSums + carries + parallelFor() + sweep, "    ") + "  }\n}\n";
+  }
+
   std::string accPoints() const { return needsAccumulator(s_) ? product(n_, 0, rank_) : "0"; }
 
   const ScanFunctionC& f_;
@@ -257,8 +325,9 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s) {
     if (d + 1 < s.rank()) lines += " * " + e;
     else len = e;
   }
+  std::string sweep = sweeps(s) ? " + (size_t)" + str(2 * kSweepBands) + " * " + len : "";
   return "(" + (needsAccumulator(s) ? points : std::string("0")) + " + " + lines + " * ((" + len + " + " +
-         str(kScanSegment - 1) + ") / " + str(kScanSegment) + "))";
+         str(kScanSegment - 1) + ") / " + str(kScanSegment) + ")" + sweep + ")";
 }
 
 std::string emitScanFunction(const ScanFunctionC& f) { return ScanPrinter(f).function(); }

@@ -26,7 +26,7 @@ int ownedOutput(const ir::Pipeline& p, int stage) {
 
 bool hasReductions(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Reduce) return true;
+    if (s.kind == ir::Stage::Reduce || (s.kind == ir::Stage::LoopResult && hasReductions(*s.loop->body))) return true;
   return false;
 }
 
@@ -37,9 +37,16 @@ void refuseScans(const ir::Pipeline& p, const char* backend) {
                                  " yet; run them with --backend=eval");
 }
 
+void refuseLoops(const ir::Pipeline& p, const char* backend) {
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::LoopResult)
+      throw UserError(s.loop->loc, std::string("'do' loops are not compiled to ") + backend +
+                                       " yet; run them with --backend=eval");
+}
+
 bool hasScans(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::Scan) return true;
+    if (s.kind == ir::Stage::Scan || (s.kind == ir::Stage::LoopResult && hasScans(*s.loop->body))) return true;
   return false;
 }
 

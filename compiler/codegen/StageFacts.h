@@ -21,6 +21,8 @@ int ownedOutput(const ir::Pipeline& p, int stage);
 // Whether some stage is a Reduce stage (the printers then add reducePrelude).
 // Temporary: a located error for a Scan stage (not printed yet).
 void refuseScans(const ir::Pipeline& p, const char* backend);
+// Temporary: a located error for a do loop (not printed yet).
+void refuseLoops(const ir::Pipeline& p, const char* backend);
 bool hasScans(const ir::Pipeline& p);
 bool hasReductions(const ir::Pipeline& p);
 // Stages read by `stages` that are not among them, and the scalars they use.

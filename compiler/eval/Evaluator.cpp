@@ -4,6 +4,7 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace formac::eval {
 namespace {
@@ -282,6 +283,8 @@ class Interpreter {
       } else if (s.kind == ir::Stage::Scan) {
         b.bytes.assign(bytes, 0);
         runScan(s, b);
+      } else if (s.kind == ir::Stage::LoopResult) {
+        if (s.loopIndex == 0) runLoop(s);  // fills every result of the loop
       } else {
         b.bytes.assign(bytes, 0);
         for (const auto& pc : s.pieces) runPiece(s, pc, b);
@@ -395,6 +398,31 @@ class Interpreter {
     }
     for (size_t o = 0; o < values.size(); ++o)
       storeScalar(b.bytes.data() + o * elem, combine(r.op, s.type.scalar, pc.body.result->type.scalar, values[o]));
+  }
+
+  // Rounds of the loop's body until its condition is 0 or the rounds run
+  // out (Pipeline.h); the carried images' last values go to the loop's
+  // results, the consecutive stages from `first`.
+  void runLoop(const ir::Stage& first) {
+    const ir::Loop& loop = *first.loop;
+    std::vector<Buffer> carried;
+    for (const auto& b : loop.carried) carried.push_back(buffers_[static_cast<size_t>(b.outer)]);
+    long long rounds = ir::evalSize(loop.rounds, in_.params);
+    for (long long r = 0; r < rounds; ++r) {
+      std::map<int, const unsigned char*> inputs;
+      for (size_t j = 0; j < carried.size(); ++j) inputs[loop.carried[j].inner] = carried[j].bytes.data();
+      for (const auto& b : loop.reads) inputs[b.inner] = buffers_[static_cast<size_t>(b.outer)].bytes.data();
+      Inputs in;
+      in.params = in_.params;
+      in.scalars = in_.scalars;
+      for (const auto& s : loop.body->stages)
+        if (s.kind == ir::Stage::Input) in.images.push_back(inputs.at(s.id));
+      std::vector<Buffer> out = Interpreter(*loop.body, in).run();
+      for (size_t j = 0; j < carried.size(); ++j) carried[j].bytes = std::move(out[j].bytes);
+      const Buffer& cond = out.back();
+      if (!truthy(load(cond.bytes.data(), cond.type))) break;
+    }
+    for (size_t j = 0; j < carried.size(); ++j) buffers_[static_cast<size_t>(first.id) + j].bytes = carried[j].bytes;
   }
 
   // The input's values in row-major order, converted to the accumulation

@@ -39,6 +39,21 @@ std::vector<Edge> collectEdges(const Pipeline& p) {
         }
       });
     });
+    // A loop reads its initial values and outer images whole, round after
+    // round: an edge no fusion can follow.
+    if (s.kind == Stage::LoopResult) {
+      auto depend = [&](int producer) {
+        for (const auto& x : edges)
+          if (x.producer == producer && x.consumer == s.id) return;
+        Edge n;
+        n.producer = producer;
+        n.consumer = s.id;
+        n.symbolic = true;
+        edges.push_back(n);
+      };
+      for (const auto& b : s.loop->carried) depend(b.outer);
+      for (const auto& b : s.loop->reads) depend(b.outer);
+    }
   }
   return edges;
 }

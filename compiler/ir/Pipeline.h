@@ -53,6 +53,14 @@
 //             in decreasing order of value (floating: -0 below +0), equal
 //             values by increasing index; NaN is never chosen; then -1.
 //    The values run in row-major order of q (along d: in order of q[d]).
+//  * A LoopResult stage is one image carried by a Loop (LANGUAGE.md §7 `do`)
+//    after its last round. A Loop runs its body pipeline round after round,
+//    at most `rounds` times (none when rounds <= 0): the body's inputs are the
+//    carried images' values before the round (the initial stages' values
+//    before the first) and the outer stages it reads; after a round the
+//    carried images take the values of the body's `next` stages, and the
+//    loop stops when the body's condition stage (rank 0) is 0. The loop's
+//    LoopResult stages are consecutive, one per carried image, in order.
 //  * A Scan stage (LANGUAGE.md §7) has the extent of its input piece (start
 //    0, step 1, the whole domain). Each value is converted to the
 //    accumulation type A (int64 for integer elements, double for floating
@@ -202,15 +210,36 @@ struct Scan {
   ScalarKind accumulate = ScalarKind::Int64;  // Int64 or Double
 };
 
+struct Pipeline;
+
+// A `do` loop (LANGUAGE.md §7): its body is a pipeline of its own, with the
+// outer pipeline's parameters and scalar inputs.
+struct Loop {
+  struct Binding {
+    int outer = -1;  // a stage of the enclosing pipeline
+    int inner = -1;  // the body's Input stage holding its value
+  };
+  std::shared_ptr<Pipeline> body;
+  std::vector<Binding> carried;  // outer: the value before round 1 (X<A-1>); inner: X<i-1>
+  std::vector<int> next;         // per carried image: the body stage of X<i>
+  std::vector<Binding> reads;    // other outer stages the body reads
+  int condition = -1;            // the body stage (rank 0) the loop continues while != 0
+  Size rounds;                   // the most rounds
+  std::string iterator;          // for messages and comments
+  SourceLoc loc;
+};
+
 struct Stage {
   int id = -1;
   std::string name;  // the image name, or a generated one (_t3)
-  enum Kind { Input, Computed, Reduce, Scan } kind = Computed;
+  enum Kind { Input, Computed, Reduce, Scan, LoopResult } kind = Computed;
   Type type;
   std::vector<Size> extent;
   std::vector<Piece> pieces;  // Computed
   Reduction reduction;        // Reduce
   ir::Scan scan;              // Scan
+  std::shared_ptr<const Loop> loop;  // LoopResult: the loop, shared by its results
+  int loopIndex = -1;                // LoopResult: which carried image
   SourceLoc loc;       // the statement that defines it
   std::string origin;  // what it computes, for comments: "blurx(input)"
   std::string userName;  // as the program names it ("g<4>"); empty: an unnamed result

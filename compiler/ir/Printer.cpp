@@ -158,6 +158,22 @@ std::string printPipeline(const Pipeline& p) {
                        shortest(s.reduction.hi, false) + ")"
                  : s.reduction.dim < 0 ? std::string(" all") : " along " + std::to_string(s.reduction.dim))
          << " of\n";
+    if (s.kind == Stage::LoopResult) {
+      const Loop& l = *s.loop;
+      os << "  loop result " << s.loopIndex << " of " << l.iterator << " (at most " << printSize(l.rounds, names)
+         << " rounds)\n";
+      if (s.loopIndex == 0) {
+        for (const auto& b : l.carried)
+          os << "  carried " << p.stages[static_cast<size_t>(b.outer)].name << " -> body stage " << b.inner << "\n";
+        for (const auto& b : l.reads)
+          os << "  reads " << p.stages[static_cast<size_t>(b.outer)].name << " -> body stage " << b.inner << "\n";
+        os << "  next";
+        for (int n : l.next) os << " " << n;
+        os << ", while body stage " << l.condition << " != 0\n";
+        std::istringstream body(printPipeline(*l.body));
+        for (std::string line; std::getline(body, line);) os << "  | " << line << "\n";
+      }
+    }
     if (s.kind == Stage::Scan)
       os << "  scan " << (s.scan.dim < 0 ? std::string("every dimension") : "along " + std::to_string(s.scan.dim))
          << " in " << scalarName(s.scan.accumulate) << " of\n";

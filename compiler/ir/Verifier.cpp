@@ -69,6 +69,32 @@ void verify(const Pipeline& p) {
       check(s.type == Type::of(reduceResultType(r.op, r.input.body.result->type.scalar)), s,
             "reduction type differs from its op's");
     }
+    if (s.kind == Stage::LoopResult) {
+      check(s.pieces.empty() && s.loop && s.loop->body, s, "a loop result without its loop");
+      const Loop& l = *s.loop;
+      check(s.loopIndex >= 0 && static_cast<size_t>(s.loopIndex) < l.carried.size() &&
+                l.next.size() == l.carried.size(), s, "a loop result of no carried image");
+      const Pipeline& body = *l.body;
+      auto bodyStage = [&](int id) -> const Stage& {
+        check(id >= 0 && static_cast<size_t>(id) < body.stages.size(), s, "a loop binding outside its body");
+        return body.stages[static_cast<size_t>(id)];
+      };
+      auto outerStage = [&](int id) -> const Stage& {
+        check(id >= 0 && id < s.id, s, "a loop reads a stage that is not before it");
+        return p.stages[static_cast<size_t>(id)];
+      };
+      for (size_t j = 0; j < l.carried.size(); ++j) {
+        check(bodyStage(l.carried[j].inner).kind == Stage::Input, s, "a carried image is not a body input");
+        check(bodyStage(l.next[j]).type == outerStage(l.carried[j].outer).type, s, "a carried image changes type");
+      }
+      for (const auto& b : l.reads)
+        check(bodyStage(b.inner).kind == Stage::Input && bodyStage(b.inner).type == outerStage(b.outer).type, s,
+              "a loop read is not a body input of its type");
+      check(bodyStage(l.condition).rank() == 0, s, "a loop condition that is not a scalar");
+      check(s.type == outerStage(l.carried[static_cast<size_t>(s.loopIndex)].outer).type, s,
+            "a loop result's type differs from its carried image's");
+      verify(body);
+    }
     if (s.kind == Stage::Scan) {
       const Scan& sc = s.scan;
       check(s.pieces.empty(), s, "a scan has pieces");

@@ -173,6 +173,8 @@ struct Stmt {
   // For / DoWhile: iterator = from..to, body; DoWhile also `while (cond)`.
   std::string iterator;
   long long from = 0, to = 0;
+  std::string toParam;  // DoWhile: the last round is this parameter (to unused)
+  SourceLoc toLoc;
   std::vector<std::unique_ptr<Stmt>> body;
   std::unique_ptr<VExpr> condition;
 };

@@ -175,7 +175,8 @@ class Printer {
   void stmt(const Stmt& s, int depth) {
     if (s.kind != Stmt::Assign) {
       line(depth, std::string(s.kind == Stmt::For ? "for " : "do ") + s.iterator + " = " +
-                      std::to_string(s.from) + ".." + std::to_string(s.to) + at(s.loc));
+                      std::to_string(s.from) + ".." + (s.toParam.empty() ? std::to_string(s.to) : s.toParam) +
+                      at(s.loc));
       for (const auto& b : s.body) stmt(*b, depth + 1);
       if (s.condition) {
         line(depth + 1, "while");

@@ -772,7 +772,7 @@ class Parser {
   // ------------------------------------------------------------ statements
   // statement := ID ['<' index '>'] [domain | offsets] '=' vexpr ';'
   //            | 'for' ID '=' sint '..' sint statement+ 'endfor'
-  //            | 'do' ID '=' sint '..' sint statement+ 'while' '(' vexpr ')' ';'
+  //            | 'do' ID '=' sint '..' (sint | ID) statement+ 'while' '(' vexpr ')' ';'
   std::unique_ptr<Stmt> statement() {
     DepthGuard g(*this, "loops");
     auto s = std::make_unique<Stmt>();
@@ -784,7 +784,11 @@ class Parser {
       expect(Tok::Assign, "after the iterator");
       s->from = signedInt("as the first iteration (loop bounds are integer constants)");
       expect(Tok::DotDot, "in the iteration range");
-      s->to = signedInt("as the last iteration (loop bounds are integer constants)");
+      s->toLoc = cur().loc;
+      if (isDo && cur().kind == Tok::Ident)
+        s->toParam = next().text;
+      else
+        s->to = signedInt(isDo ? "or a parameter as the last round" : "as the last iteration (loop bounds are integer constants)");
       while (cur().kind == Tok::Ident || cur().kind == Tok::KwFor || cur().kind == Tok::KwDo)
         s->body.push_back(statement());
       if (s->body.empty()) fail("expected a statement in the loop body");

@@ -303,6 +303,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       turnAway(sid, "a reduction: computed by a loop of its own");
     if (sink.kind == Stage::Scan)
       turnAway(sid, "a scan: computed by a loop of its own");
+    if (sink.kind == Stage::LoopResult)
+      turnAway(sid, "the result of a 'do' loop");
     if (o.fuse && !canFuse)
       turnAway(sid, static_cast<int>(rank) != o.fusedRank
                         ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +
