@@ -99,7 +99,8 @@ class ScanPrinter {
     std::string accType = scratch ? A_ : cType(s_.type);
     t += std::string("  /* The sums between passes: ") +
          (scratch ? "scratch, converted at the end" : "in the output itself") + ". */\n"
-         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n";
+         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n"
+         "  (void)formac_scratch;  /* unused by strided passes into the output */\n";
     std::vector<int> dims;
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
@@ -147,7 +148,9 @@ class ScanPrinter {
                     " points, long ones in segments of " + seg + " */\n"
                     "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
                     "  const long long formac_lines = " + product(n_, 0, d) + ";\n"
-                    "  const long long formac_segs = (formac_len + " + str(kScanSegment - 1) + ") / " + seg + ";\n"
+                    "  /* At least 1: a constant empty line would make gcc see a division by zero (never run). */\n"
+                    "  const long long formac_segs = formac_len > 0 ? (formac_len + " + str(kScanSegment - 1) + ") / " + seg +
+                    " : 1;\n"
                     "  " + A_ + "* const formac_seg = formac_scratch + " + accPoints() + ";\n"
                     "  long long formac_w;\n"
                     "  (void)formac_seg;\n"
@@ -157,6 +160,7 @@ class ScanPrinter {
         "for (formac_w = 0; formac_w < formac_lines * formac_segs; ++formac_w) {\n"
         "  const long long formac_o = formac_w / formac_segs, formac_c = formac_w % formac_segs;\n"
         "  long long formac_k;\n  " + stack() + " formac_s;\n" + indent(indices(), "  ") +
+        "  (void)formac_o;  /* unused when the first pass of a rank-1 scan reads its input */\n"
         "  if (formac_c == formac_segs - 1) continue;\n" + indent(lineStart, "  ") +
         "  " + stack() + "_begin(&formac_s, 0);\n"
         "  for (formac_k = formac_c * " + seg + "; formac_k < (formac_c + 1) * " + seg + "; formac_k += " + run + ") {\n"
@@ -207,7 +211,8 @@ class ScanPrinter {
         " side by side, in runs of " + run + " */\n"
         "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
         "  const long long formac_inner = " + product(n_, d + 1, rank_) + ";\n"
-        "  const long long formac_blocks = (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes + ";\n"
+        "  const long long formac_blocks = formac_inner > 0 ? (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes +
+        " : 1;  /* as formac_segs */\n"
         "  long long formac_w;\n";
     std::string body =
         "for (formac_w = 0; formac_w < " + product(n_, 0, d) + " * formac_blocks; ++formac_w) {\n"

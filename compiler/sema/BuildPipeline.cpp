@@ -837,6 +837,17 @@ class PipelineBuilder {
     bool isSat = e.name == "sat";
     size_t fixed = isSat ? 1 : 2;  // the arguments before the optional type
     bool typed = e.args.size() == fixed + 1 && e.args.back().typeArg;
+    if (e.args.size() == fixed + 1 && !typed) {
+      // The count is right but the last argument is not a type name: say what
+      // that position holds rather than "N arguments given".
+      const ast::CallArg& a = e.args.back();
+      if (isSat && a.literal && a.literal->kind == ast::Expr::IntLit)
+        userError(a.loc, "'sat' scans every dimension, so it takes no dimension; its second argument is an "
+                         "optional result type ('sat(img, float)'); to scan one dimension, write 'scan(img, " +
+                             std::to_string(a.literal->intValue) + ")'");
+      userError(a.loc, std::string("the ") + (isSat ? "second" : "third") + " argument of '" + e.name +
+                           "' is its result type, a type name such as 'float' or 'int'");
+    }
     if (e.args.size() != fixed + (typed ? 1 : 0))
       userError(e.loc, isSat ? "'sat' takes an image and optionally a result type: 'sat(img)' or 'sat(img, float)'; " +
                                    argumentsGiven(e.args.size())

@@ -177,6 +177,10 @@ class BodyLowering {
           userError(e.loc, "'" + e.name + "' of an image is a reduction, a statement of the pipeline ('m = " +
                                e.name + "(img);'), not part of a stencil body; pass its result as a scalar parameter" +
                                (minMax ? "; in a body '" + e.name + "(a, b)' takes two values" : std::string()));
+        if (e.name == "scan" || e.name == "sat")
+          userError(e.loc, "'" + e.name + "' makes an image, a statement of the pipeline ('S = " + e.name +
+                               (e.name == "scan" ? "(img, 1);" : "(img);") +
+                               "'), not part of a stencil body; pass its result to the stencil as an image");
         std::vector<ExprPtr> args;
         for (const auto& a : e.args) args.push_back(lower(*a));
         return call(e.name, std::move(args), e.loc);

@@ -6,7 +6,7 @@
 //
 // Writes into DIR (new or empty) every program of the C suites (Matrix,
 // Compat and the fp-contraction programs), and the scan programs
-// (Scans.cpp, not yet in the C suites), with the same sizes and the same
+// (Scans.cpp, ScanTiles.cpp), with the same sizes and the same
 // random inputs, so that tests/gpu/run_e2e_gpu.sh can build and check them
 // on a GPU machine without this repository (tests/gpu/README.md):
 //   manifest.txt           the batches and one line per case (program × size ×
@@ -48,6 +48,7 @@
 #include "CRunner.h"
 #include "Harness.h"
 #include "ProgramMatrix.h"
+#include "Scans.h"
 #include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
 
@@ -351,6 +352,7 @@ int exportBundle(const Options& o) {
     for (auto& c : specialValueCases()) cases.push_back(std::move(c));
     for (auto& c : contractionCases()) cases.push_back(std::move(c));
     for (auto& c : scanCases()) cases.push_back(std::move(c));
+    for (auto& c : scanTileCases()) cases.push_back(std::move(c));
     for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
   } else {
     for (const auto& f : o.programs) {

@@ -22,9 +22,9 @@ std::vector<ProgramCase> matrixCases();
 // inputs with special values (ProgramCase::specialValues), at fewer sizes.
 std::vector<ProgramCase> specialValueCases();
 
-// Scans and summed-area tables (Scans.cpp): for the GPU bundle only, until
-// the C backend compiles them.
-std::vector<ProgramCase> scanCases();
+// Scans and summed-area tables at sizes across the CUDA kernels' tiles
+// (ScanTiles.cpp): in the GPU bundle, beside Scans.h's scanCases().
+std::vector<ProgramCase> scanTileCases();
 
 // Floating-point programs where a fused multiply-add would change the result.
 std::vector<ProgramCase> contractionCases();

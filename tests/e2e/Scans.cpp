@@ -1,39 +1,66 @@
-// The scan programs (LANGUAGE.md §7 scan and sat; declared in
-// ProgramMatrix.h): for the GPU bundle only until the C backend compiles
-// scans. Every element type at rank 2 along each dimension and sat, with
-// result types (default, float, int); ranks 1, 3 and 4 along every dimension
-// and sat; sizes across the CUDA kernels' tiles (2048 values along the last
-// dimension, 64 rows down the others: 1x70001, 70001x1, 3001x5, 257x263,
-// 3x4099) and awkward ones (1x1, 1xN, Nx1, primes, empty); a point-wise
-// producer absorbed into the scan (fused) or kept in memory (unfused, or
-// also returned); special values. Floating results must equal the
-// evaluator's bits (ir/Pipeline.h, the floating Scan order).
+// The scan and sat programs (Scans.h). Each program returns every scan it
+// computes, so that a wrong line, dimension or conversion shows in an output.
+#include "Scans.h"
+
 #include <string>
 #include <vector>
 
-#include "ProgramMatrix.h"
 #include "Templates.h"
 
 namespace formac::e2e {
 namespace {
 
+const char* const kTypes[] = {"int8", "int16", "uint16", "int", "int64", "float", "double"};
 const char* const kParams[] = {"A", "B", "C", "D"};
 
-// scan(img, d) for every d, and sat(img), of a rank-`rank` image of `type`;
-// with `converted`, also sat(img, float) and the last dimension's scan as int.
-std::string everyDim(const std::string& type, int rank, bool converted) {
-  std::string ext, ret;
-  for (int d = 0; d < rank; ++d) ext += std::string(d ? "," : "") + kParams[d];
-  std::string t = "parameter " + ext + ";\nvector#" + std::to_string(rank) + " " + type + " img[" + ext + "];\n";
+// Sizes of the rank-2 and rank-3 programs: one point, one line along each
+// dimension, primes, a line longer than 4096 points in a dimension.
+std::vector<std::vector<long long>> runsOfRank(int rank) {
+  if (rank == 2) return {{1, 1}, {1, 13}, {13, 1}, {7, 11}, {67, 131}, {3, 4099}, {4099, 3}};
+  return {{1, 1, 1}, {2, 3, 5}, {1, 17, 1}, {3, 1, 4099}, {4099, 2, 1}};
+}
+
+std::string header(const std::string& type, int rank) {
+  std::string ext, decl;
   for (int d = 0; d < rank; ++d) {
-    t += "s" + std::to_string(d) + " = scan(img, " + std::to_string(d) + ");\n";
-    ret += "s" + std::to_string(d) + ", ";
+    ext += std::string(d ? "," : "") + kParams[d];
+    decl += std::string(d ? ", " : "") + kParams[d];
   }
-  t += "t = sat(img);\n";
-  ret += "t";
-  if (converted) {
-    t += "tf = sat(img, float);\nsi = scan(img, " + std::to_string(rank - 1) + ", int);\n";
-    ret += ", tf, si";
+  return "parameter " + decl + ";\nvector#" + std::to_string(rank) + " " + type + " img[" + ext + "];\n";
+}
+
+// scan(x, d) for every d and sat(x) of an image x of each rank 1-4 (their
+// extents share the parameters A..D), all returned: one program per type.
+std::string everyRankAndDimension(const std::string& type) {
+  std::string t = "parameter A, B, C, D;\n", body, ret;
+  for (int rank = 1; rank <= 4; ++rank) {
+    std::string x = "x" + std::to_string(rank), ext;
+    for (int d = 0; d < rank; ++d) ext += std::string(d ? "," : "") + kParams[d];
+    t += "vector#" + std::to_string(rank) + " " + type + " " + x + "[" + ext + "];\n";
+    for (int d = 0; d < rank; ++d) {
+      std::string s = x + "_s" + std::to_string(d);
+      body += s + " = scan(" + x + ", " + std::to_string(d) + ");\n";
+      ret += s + ", ";
+    }
+    body += x + "_sat = sat(" + x + ");\n";
+    ret += x + "_sat" + std::string(rank < 4 ? ", " : "");
+  }
+  return t + body + "return " + ret + ";\n";
+}
+
+// Sizes for A..D: one point, primes, ones in different places, and a line of
+// more than 4096 points (512 runs of ir::kScanRun) along each dimension.
+const std::vector<std::vector<long long>> kRankRuns = {
+    {1, 1, 1, 1}, {2, 3, 5, 7}, {13, 1, 7, 1}, {1, 17, 1, 3},
+    {70001, 1, 1, 2}, {3, 4099, 1, 2}, {2, 1, 4099, 1}, {1, 2, 3, 4099}};
+
+// sat(img, T) and scan(img, 1, T) for every result type T.
+std::string everyResultType(const std::string& type) {
+  std::string t = header(type, 2), ret;
+  for (const char* to : kTypes) {
+    t += std::string("sat_") + to + " = sat(img, " + to + ");\n";
+    t += std::string("row_") + to + " = scan(img, 1, " + to + ");\n";
+    ret += std::string(ret.empty() ? "" : ", ") + "sat_" + to + ", row_" + to;
   }
   return t + "return " + ret + ";\n";
 }
@@ -42,78 +69,85 @@ std::string everyDim(const std::string& type, int rank, bool converted) {
 
 std::vector<ProgramCase> scanCases() {
   std::vector<ProgramCase> out;
-  const std::vector<std::vector<long long>> small2 = {{13, 17}, {1, 1}, {1, 7}, {7, 1}, {0, 3}, {70, 130}, {3, 2}};
-  // Every element type, rank 2, at sizes within a tile or a few.
-  for (const char* t : {"int8", "uint16", "int16", "int", "int64", "float", "double"})
-    out.push_back(make(std::string("scan_r2_") + t, everyDim(t, 2, true), small2));
-  // Several tiles along and across lines: floating (the look-back's order
-  // shows in the bits) and 8-bit.
-  const std::vector<std::vector<long long>> large2 = {{1, 70001}, {70001, 1}, {3001, 5}, {257, 263}, {3, 4099}};
-  out.push_back(make("scan_tiles_float", R"(parameter A, B;
-vector#2 float img[A,B];
-t = sat(img);
-c = scan(img, 0);
-return t, c;
-)", large2));
-  const std::vector<std::vector<long long>> fewer2 = {{1, 70001}, {3001, 5}, {67, 263}, {3, 4099}};
-  out.push_back(make("scan_tiles_double", R"(parameter A, B;
-vector#2 double img[A,B];
-t = sat(img);
-c = scan(img, 0, float);
-return t, c;
-)", fewer2));
-  out.push_back(make("scan_tiles_int8", R"(parameter A, B;
-vector#2 int8 img[A,B];
-t = sat(img, int);
-return t;
-)", fewer2));
-  // Ranks 1, 3 and 4.
-  out.push_back(make("scan_r1_float", everyDim("float", 1, true), {{13}, {1}, {0}, {2049}, {2053}, {20011}}));
-  out.push_back(make("scan_r1_int16", everyDim("int16", 1, false), {{13}, {1}, {2049}, {20011}}));
-  const std::vector<std::vector<long long>> r3 = {{5, 7, 3}, {1, 1, 1}, {2, 3, 4}, {3, 1, 2049}, {131, 2, 3}, {2, 67, 5}};
-  for (const char* t : {"float", "double", "int"})
-    out.push_back(make(std::string("scan_r3_") + t, everyDim(t, 3, false), r3));
-  const std::vector<std::vector<long long>> r4 = {{3, 5, 2, 4}, {1, 1, 1, 1}, {2, 3, 70, 5}, {67, 2, 1, 3}};
-  for (const char* t : {"float", "int16"})
-    out.push_back(make(std::string("scan_r4_") + t, everyDim(t, 4, false), r4));
+  for (const char* t : kTypes) out.push_back(make(std::string("scan_ranks_") + t, everyRankAndDimension(t), kRankRuns));
+  for (const char* t : kTypes)
+    out.push_back(make(std::string("scan_types_") + t, everyResultType(t), runsOfRank(2)));
 
-  // A point-wise producer: absorbed into the scan with fusion on (read only
-  // by it, at the point scanned), in memory without; a chain, one with
-  // boundary-mode reads, and one also returned (never absorbed).
-  const std::vector<std::vector<long long>> mixed = {{13, 17}, {1, 1}, {1, 2100}, {130, 70}, {67, 131}};
-  out.push_back(make("scan_fused_float", R"(stencil lin(vector#2 float X) { return X * 2 - 1; }
-parameter A, B;
-vector#2 float img[A,B];
-t = sat(lin(img));
-return t;
-)", mixed));
-  out.push_back(make("scan_fused_chain_int", R"(stencil lin(vector#2 int X) { return X * 2 - 1; }
-stencil sq(vector#2 int X) { return X * X; }
-parameter A, B;
-vector#2 int img[A,B];
-r = scan(sq(lin(img)), 1, float);
-return r;
-)", mixed));
-  out.push_back(make("scan_fused_blur_double", R"(stencil blur(vector#2 double X) { return (X@[0,-1] + X + X@[0,1]) / 3; }
-parameter A, B;
-vector#2 double img[A,B];
-c = scan(blur(img:mirror), 0);
-return c;
-)", mixed));
-  out.push_back(make("scan_unfused_returned", R"(stencil lin(vector#2 float X) { return X * 2 - 1; }
-stencil box(vector#2 double I) { return I@[1,1] - I@[1,-1] - I@[-1,1] + I@[-1,-1]; }
-parameter A, B;
-vector#2 float img[A,B];
-l = lin(img);
-t = sat(l);
-return l, t, box(t:clamped);
-)", mixed));
+  // sat(img, int) wraps modulo 2^32 once a sum passes 2^31 - 1: 65535s (and
+  // 65534s) over 300x300 points sum to about 5.9e9. int16 and int8 results
+  // keep the low 16 and 8 bits.
+  out.push_back(make("scan_wrap_int", R"(stencil big(vector#2 int8 X) { return cast<uint16>(65535 - X % 2); }
+parameter M, N;
+vector#2 int8 img[M,N];
+b = big(img);
+wide = sat(b);
+narrow = sat(b, int);
+short = sat(b, int16);
+byte = scan(b, 0, int8);
+return wide, narrow, short, byte;
+)", {{300, 300}, {1, 70001}, {5, 7}}));
 
-  // Special values (NaN, infinities, -0, subnormals, extremes).
-  for (const char* t : {"float", "double", "int"}) {
-    ProgramCase c = make(std::string("scan_special_") + t, everyDim(t, 2, true), {{13, 17}, {1, 7}, {70, 130}});
-    c.specialValues = true;
-    out.push_back(std::move(c));
+  // Box filters from a summed-area table: four corner reads with the window
+  // clipped to the image (clamped high corners; low corners outside count 0
+  // through a constant(0) read of an all-ones stage), the sum divided by the
+  // area; and the same corners under other boundary modes.
+  for (const char* t : {"int8", "float", "double"})
+    out.push_back(make(std::string("scan_box_") + t, fill(R"(stencil one(vector#2 %T% X) { return 1; }
+stencil box(vector#2 double I, vector#2 int In) {
+  up = In@[-3,0];
+  left = In@[0,-3];
+  s = I@[2,2] - up * I@[-3,2] - left * I@[2,-3] + up * left * I@[-3,-3];
+  return s / 25.0;
+}
+stencil corners(vector#2 %R% I) { return I@[1,1] - I@[-2,1] - I@[1,-2] + I@[-2,-2]; }
+parameter M, N;
+vector#2 %T% img[M,N];
+I = sat(img, double);
+J = sat(img);
+mean = box(I:clamped, one(img):constant(0));
+return mean, corners(J:mirror), corners(J:wrap), corners(J:constant(0)), corners(J:extend);
+)", {{"%T%", t}, {"%R%", std::string(t) == "int8" ? "int64" : "double"}}), runsOfRank(2)));
+
+  // Point-wise producers fused into the scan, a scan of a scan, a scan read
+  // at offsets by a later stencil, a scan of a reduction along a dimension,
+  // narrow results feeding arithmetic.
+  out.push_back(make("scan_fused_producers", R"(stencil sq(vector#2 float X) { return X * X - 0.5f; }
+stencil mix(vector#2 int16 A, vector#2 float B) { return A * 3 + cast<int16>(B > 0); }
+stencil diff(vector#2 double S) { return S@[0,1] - S@[0,-1] + S@[1,0]; }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int16 lab[M,N];
+a = sat(sq(img));
+b = scan(mix(lab, img), 1, int);
+c = scan(scan(img, 0), 1, float);
+d = diff(scan(sq(img), 0):clamped);
+rows = sum(img, 1);
+e = scan(rows, 0);
+return a, b, c, d, e;
+)", runsOfRank(2)));
+  out.push_back(make("scan_chain_rank3", R"(stencil grad(vector#3 int X) { return X@[0,0,1] - X@[0,0,-1] + X@[1,0,0]; }
+stencil box3(vector#3 int64 I) {
+  return I@[1,1,1] - I@[-2,1,1] - I@[1,-2,1] - I@[1,1,-2] + I@[-2,-2,1] + I@[-2,1,-2] + I@[1,-2,-2] - I@[-2,-2,-2];
+}
+parameter A, B, C;
+vector#3 int img[A,B,C];
+g = grad(img:wrap);
+I = sat(g);
+return box3(I:clamped), scan(g, 1, int16);
+)", runsOfRank(3)));
+  return out;
+}
+
+std::vector<ProgramCase> scanSpecialValueCases() {
+  std::vector<ProgramCase> out;
+  for (const char* t : {"float", "double"}) {
+    ProgramCase ranks = make(std::string("scan_ranks_") + t + "_special", everyRankAndDimension(t),
+                             {{2, 3, 5, 7}, {4099, 1, 2, 1}, {1, 67, 1, 131}});
+    ranks.specialValues = true;
+    out.push_back(ranks);
+    ProgramCase types = make(std::string("scan_types_") + t + "_special", everyResultType(t), {{7, 11}, {3, 4099}});
+    types.specialValues = true;
+    out.push_back(types);
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // Suites:
 //   Matrix/MatrixCBackend.*  programs generated from templates (ProgramMatrix.cpp)
 //   Compat/CompatCBackend.*  every tests/compat/*.idsl
+//   Scans/ScanCBackend.*     scans and summed-area tables (Scans.cpp), and
+//                            ScanSpecialValues/*; CBackendUnfused runs them too
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
 //                            and does not without the generated pragma (control)
 //   CBackendUnfused.*        the same with --no-fuse (multi-stage programs)
@@ -24,6 +26,7 @@
 
 #include "CRunner.h"
 #include "ProgramMatrix.h"
+#include "Scans.h"
 
 namespace formac::e2e {
 
@@ -104,6 +107,21 @@ TEST_P(CompatCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Compat, CompatCBackend, ::testing::ValuesIn(compatCases(compatDir())),
                          caseName);
 
+class ScanCBackend : public CBackend {
+ public:
+  static void SetUpTestSuite() { runSelected(scanCases(), defaultRunnerOptions()); }
+};
+TEST_P(ScanCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Scans, ScanCBackend, ::testing::ValuesIn(scanCases()), caseName);
+
+class ScanSpecialValuesCBackend : public CBackend {
+ public:
+  static void SetUpTestSuite() { runSelected(scanSpecialValueCases(), defaultRunnerOptions()); }
+};
+TEST_P(ScanSpecialValuesCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(ScanSpecialValues, ScanSpecialValuesCBackend, ::testing::ValuesIn(scanSpecialValueCases()),
+                         caseName);
+
 // ------------------------------------------------------------ fp contraction
 const char* kNativeFlags = "-std=c99 -O3 -march=native -ffp-contract=fast -fopenmp -Wall -Wextra -Werror";
 
@@ -157,6 +175,9 @@ TEST(CBackendUnfused, MatchesEvaluator) {
   std::vector<ProgramCase> cases = compatCases(compatDir());
   for (const auto& c : matrixCases())
     if (multiStage(c)) cases.push_back(c);
+  for (const auto& c : scanCases())  // those with a stage before or after the scan
+    for (const char* stem : {"scan_wrap", "scan_box_", "scan_fused_", "scan_chain_"})
+      if (c.name.rfind(stem, 0) == 0) cases.push_back(c);
   std::vector<CaseOutcome> out = runCases(cases, o);
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
@@ -542,6 +563,19 @@ rows = sum(c, 1);
 cols = max(c, 0);
 m = max(c);
 return f(img, m, sum(c)), rows, cols, m, min(c), count(c), all(c), any(c, 1);
+)", {{}});
+}
+
+// progfuzz scan149: a scan along a dimension of constant extent 0 divided
+// by its segment count, a constant 0 (gcc -Wdiv-by-zero), in code that never
+// runs. Along the last dimension and an earlier one, of an input and of a
+// sample with no columns.
+TEST(CBackendRegression, ScanOfAnEmptyConstantLine) {
+  expectBothMatch("scan_empty", R"(stencil f(vector#2 float X) { return X * 2; }
+vector#2 float img[5,0];
+vector#2 float full[4,3];
+c = full@[(0,1),(0,4)];
+return scan(img, 1), sat(img, int), scan(img, 0), sat(f(c)), scan(c, 1, int8), full;
 )", {{}});
 }
 

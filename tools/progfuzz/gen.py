@@ -165,7 +165,7 @@ class Gen:
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
         self.chains = profile in ('fusion', 'window')  # 'window': also 4x4 to 5x5 weighted windows
         self.r = random.Random(seed)
-        self.types = WIDE_TYPES if profile == 'mixed' else TYPES
+        self.types = WIDE_TYPES if profile in ('mixed', 'scan') else TYPES
         self.lines = []     # statements
         self.defs = []      # StencilDef
         self.vfns = []      # vector function texts
@@ -183,6 +183,7 @@ class Gen:
         self.red_scalars = []   # names of whole-image reductions (scalars of the pipeline)
         self.red_used = set()   # those passed to a stencil's scalar parameter
         self.force_scalar = None  # a scalar argument the next stencil call must take
+        self.scan_outs = []     # scans and their box filters, returned when nothing reads them
 
     # -------------------------------------------------------------- helpers
     def chance(self, p):
@@ -924,6 +925,97 @@ class Gen:
                 extra.append(n)
         return extra
 
+    # -------------------------------------------------------------- scans
+    # Point-wise producers of a scanned image (offset 0 only, so that fusion
+    # may compute them inside the scan): (text over X, its type given X's).
+    POINTWISE = [('X * X', lambda t: arith(t, t)),
+                 ('X - 3', lambda t: arith(t, 'int')),
+                 ('2 * X + 1', lambda t: arith(t, 'int')),
+                 ('(X > 5) * X', lambda t: arith('int', t)),
+                 ('X * 0.5', lambda t: 'double'),
+                 ('X / 3', lambda t: arith(t, 'int')),
+                 ('cast<float>(X) * 1.5f - 2', lambda t: 'float'),
+                 ('cast<int>(X) % 7 - 3', lambda t: 'int')]
+
+    def st_scan(self, r):
+        """`S = scan(x, d[, T]);` or `S = sat(x[, T]);` (LANGUAGE.md §7) over
+        an earlier image (one field of a struct image), half the time of a
+        point-wise producer written in the call (`sat(pwN(x))`: fusion computes
+        it inside the scan), with a result type now and then (narrow ones
+        too, which wrap); then, mostly, a box filter of the result: a stencil
+        reading it at the corners of a window, `I@[r,r] - I@[-r-1,r] -
+        I@[r,-r-1] + I@[-r-1,-r-1]` for a sat of rank 2 (2^rank corners; two
+        along the scanned dimension of a scan), sometimes divided by the
+        window's area, under a clamped, extend, constant, mirror or wrap
+        boundary. Choices come from `r`, the program's scan stream."""
+        src = r.choice([i for i in self.pool if i.rank >= 1])
+        text, elem = src.text, src.type
+        if src.struct:
+            f, elem = r.choice(src.struct)
+            text += '.' + f
+        src.uses += 1
+        rank = src.rank
+        if r.random() < 0.5:
+            body, ptype = r.choice(self.POINTWISE)
+            elem_out = ptype(elem)
+            if '%' in body and floating(elem):
+                body, elem_out = 'X - 3', arith(elem, 'int')
+            self.nstencil += 1
+            pname = 'pw%d' % self.nstencil
+            self.defs.append(StencilDef(pname, [], 'stencil %s(vector#%d %s X) { return %s; }' %
+                                        (pname, rank, elem, body), elem_out))
+            self.defs[-1].ret_cast = 'scan-producer'  # never reused by stencil_call
+            text, elem = '%s(%s)' % (pname, text), elem_out
+        sat = r.random() < 0.55
+        dim = None if sat else r.randrange(rank)
+        args = [text] if sat else [text, str(dim)]
+        rtype = 'double' if floating(elem) else 'int64'
+        if r.random() < 0.4:
+            rtype = r.choice(WIDE_TYPES)
+            args.append(rtype)
+        name = self.fresh('sat' if sat else 'scan')
+        self.lines.append('%s = %s(%s);' % (name, 'sat' if sat else 'scan', ', '.join(args)))
+        out = self.add(Img(name, rtype, list(src.ext)), name)
+        self.scan_outs.append(out)
+        if r.random() < 0.3:
+            return
+        # A box filter of the scan: the window is [-rd-1, rd] (exclusive of
+        # its low corner) along each scanned dimension, 0 along the others.
+        dims = list(range(rank)) if sat else [dim]
+        radius = [r.choice([0, 1, 1, 2, 3, 5]) for _ in range(rank)]
+        terms = []
+        for corner in range(1 << len(dims)):
+            offs = [0] * rank
+            neg = 0
+            for k, d in enumerate(dims):
+                if corner >> k & 1:
+                    offs[d] = -radius[d] - 1
+                    neg += 1
+                else:
+                    offs[d] = radius[d]
+            terms.append(('-' if neg % 2 else '+', 'I@[%s]' % ','.join(map(str, offs))))
+        expr = terms[0][1] + ''.join(' %s %s' % t for t in terms[1:])
+        btype = arith(rtype, rtype)
+        if r.random() < 0.35:
+            area = 1
+            for d in dims:
+                area *= 2 * radius[d] + 1
+            lit = r.choice(['%d.0' % area, '%d.0f' % area, '%d' % area])
+            expr = '(%s) / %s' % (expr, lit)
+            btype = arith(btype, 'float' if lit.endswith('f') else 'double' if '.' in lit else 'int')
+        self.nstencil += 1
+        bname = 'box%d' % self.nstencil
+        self.defs.append(StencilDef(bname, [], 'stencil %s(vector#%d %s I) { return %s; }' %
+                                    (bname, rank, rtype, expr), btype))
+        self.defs[-1].ret_cast = 'scan-box'
+        m = r.choice(['clamped', 'clamped', 'extend', 'constant(0)', 'constant(7)', 'mirror', 'wrap'])
+        if m == 'constant(7)' and not literal_fits('7', rtype):
+            m = 'constant(0)'
+        box = self.fresh('bx')
+        out.uses += 1
+        self.lines.append('%s = %s(%s:%s);' % (box, bname, name, m))
+        self.scan_outs.append(self.add(Img(box, btype, list(src.ext)), box))
+
     # -------------------------------------------------------------- field by field
     def st_byfield(self, r):
         """A stencil declared on a scalar type T applied to struct images whose
@@ -1011,9 +1103,13 @@ class Gen:
         # choices from streams of their own, so that the programs without
         # them stay what they were.
         red = random.Random('%s:reduce' % self.seed)
-        with_red = self.profile == 'mixed' and red.random() < 0.3
+        with_red = self.profile in ('mixed', 'scan') and red.random() < 0.3
         bf = random.Random('%s:byfield' % self.seed)
-        with_bf = self.profile == 'mixed' and bf.random() < 0.15
+        with_bf = self.profile in ('mixed', 'scan') and bf.random() < 0.15
+        # Scans (profile 'scan': mixed with one or more scans in every program)
+        # draw from a stream of their own too.
+        sc = random.Random('%s:scan' % self.seed)
+        with_scan = self.profile == 'scan'
         decls = []
         if self.params:
             decls.append('parameter %s;' % ', '.join(self.params))
@@ -1066,6 +1162,8 @@ class Gen:
                 self.st_reduce(red)
             if with_bf and bf.random() < 0.5:
                 self.st_byfield(bf)
+            if with_scan and sc.random() < 0.35:
+                self.st_scan(sc)
             k = r.random()
             if self.chains:
                 k = 0.0 if k < 0.9 else k
@@ -1094,6 +1192,8 @@ class Gen:
             self.st_reduce(red)
         if with_bf and bf.random() < 0.5:
             self.st_byfield(bf)
+        if with_scan and (not self.scan_outs or sc.random() < 0.3):
+            self.st_scan(sc)
         consumers = []
         extra = self.use_reductions(red, consumers) if with_red else []
         # results: the sinks first
@@ -1104,6 +1204,8 @@ class Gen:
             c = self.pick(self.pool)
             if c not in outs or self.chance(0.2):
                 outs.append(c)
+        # scans and box filters nothing reads: returned too, else they are dead
+        outs += [o for o in self.scan_outs if o.uses == 0 and o not in outs]
         ret = ', '.join(o.text for o in outs)
         if self.chance(0.05):
             # return a sub-domain of the result
@@ -1166,9 +1268,10 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window'],
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan'],
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
-                         'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs)')
+                         'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
+                         'scan: mixed with scans, sats and box filters of them in every program')
     a = ap.parse_args()
     text = generate(a.seed, a.profile)
     if a.sizes:

@@ -6,7 +6,7 @@ tests). See tools/progfuzz/README.md.
     run.py --build build-fuzzdiff --count 500 --start 0 --jobs 2 --out /tmp/progfuzz
 
 Each seed is one program. A seed fails when formac rejects it or crashes
-(--emit=c, --emit=c --no-fuse, --emit=cuda), or when the AdHoc harness
+(--emit=c, --emit=c --no-fuse, --emit=cuda unless --no-cuda), or when the AdHoc harness
 reports a wrong value, a C compile error, a crash, an internal error or a
 timeout. Every failure gets a folder OUT/failures/SEED-CATEGORY with the
 program, the log and replay.sh. OUT/results.jsonl has one line per seed.
@@ -85,7 +85,7 @@ def run_seed(seed, a):
     res = {'seed': seed, 'sizes': sizes}
     cat, log = None, ''
     replay = None
-    emits = [['--emit=c'], ['--emit=c', '--no-fuse'], ['--emit=cuda']]
+    emits = [['--emit=c'], ['--emit=c', '--no-fuse']] + ([] if a.no_cuda else [['--emit=cuda']])
     for flags in emits:
         cmd = [formac, prog, '-w', '-o', '/dev/null'] + flags
         rc, out = sh(cmd, 60)
@@ -150,8 +150,11 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--out', default='/tmp/progfuzz')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per program')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window'],
-                    help='gen.py\'s profile (fusion: long rank-2 chains; window: with weighted windows)')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan'],
+                    help='gen.py\'s profile (fusion: long rank-2 chains; window: with weighted windows; '
+                    'scan: mixed with scans, sats and box filters of them)')
+    ap.add_argument('--no-cuda', action='store_true',
+                    help='leave out --emit=cuda (for constructs the CUDA backend does not compile yet)')
     ap.add_argument('--cc', help='the C compiler the harness uses (FORMAC_E2E_CC), e.g. clang')
     ap.add_argument('--cflags', help='flags added to the harness\'s (FORMAC_E2E_CFLAGS), e.g. '
                     '"-fsanitize=address,undefined -fno-sanitize-recover=all"')
