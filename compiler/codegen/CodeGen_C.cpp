@@ -269,8 +269,10 @@ class CGen {
   bool hasReductions() const { return codegen::hasReductions(p_); }
   std::string partialsName(const ir::Stage& s) const { return "partials" + std::to_string(s.id); }
 
-  std::string reduceFunction(const ir::Stage& s) {
-    ReduceFunctionC f;
+  // What the Reduce and Scan printers need to print stage `s`'s function.
+  template <typename Request>
+  Request functionRequest(const ir::Stage& s) {
+    Request f;
     f.pipeline = &p_;
     f.stage = &s;
     f.names = &n_;
@@ -278,19 +280,13 @@ class CGen {
     f.name = stageFunctionName(s);
     std::string args;
     stageSignature(s, f.parameters, args, "");
-    return stageComment(p_, n_, s, o_.sourcePath) + emitReduceFunction(f);
+    return f;
   }
-
+  std::string reduceFunction(const ir::Stage& s) {
+    return stageComment(p_, n_, s, o_.sourcePath) + emitReduceFunction(functionRequest<ReduceFunctionC>(s));
+  }
   std::string scanFunction(const ir::Stage& s) {
-    ScanFunctionC f;
-    f.pipeline = &p_;
-    f.stage = &s;
-    f.names = &n_;
-    f.openmp = openmp_;
-    f.name = stageFunctionName(s);
-    std::string args;
-    stageSignature(s, f.parameters, args, "");
-    return stageComment(p_, n_, s, o_.sourcePath) + emitScanFunction(f);
+    return stageComment(p_, n_, s, o_.sourcePath) + emitScanFunction(functionRequest<ScanFunctionC>(s));
   }
 
   std::string stageFunction(const ir::Stage& s) {
