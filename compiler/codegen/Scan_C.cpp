@@ -99,7 +99,7 @@ class ScanPrinter {
     std::string accType = scratch ? A_ : cType(s_.type);
     t += std::string("  /* The sums between passes: ") +
          (scratch ? "scratch, converted at the end" : "in the output itself") + ". */\n"
-         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n";
+         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n  (void)formac_scratch;  /* unused by strided passes into the output */\n";
     std::vector<int> dims;
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
@@ -157,6 +157,7 @@ class ScanPrinter {
         "for (formac_w = 0; formac_w < formac_lines * formac_segs; ++formac_w) {\n"
         "  const long long formac_o = formac_w / formac_segs, formac_c = formac_w % formac_segs;\n"
         "  long long formac_k;\n  " + stack() + " formac_s;\n" + indent(indices(), "  ") +
+        "  (void)formac_o;  /* unused when the first pass of a rank-1 scan reads its input */\n"
         "  if (formac_c == formac_segs - 1) continue;\n" + indent(lineStart, "  ") +
         "  " + stack() + "_begin(&formac_s, 0);\n"
         "  for (formac_k = formac_c * " + seg + "; formac_k < (formac_c + 1) * " + seg + "; formac_k += " + run + ") {\n"

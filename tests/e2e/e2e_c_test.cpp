@@ -545,5 +545,23 @@ return f(img, m, sum(c)), rows, cols, m, min(c), count(c), all(c), any(c, 1);
 )", {{}});
 }
 
+// The histogram pipelines of examples/equalize and examples/otsu in small: a 1-D
+// scan of a histogram (and of a stage computed from it), read at a computed index
+// and picked from by topk. The C of a rank-1 scan reading its input left
+// formac_o unused (-Werror=unused-variable; the example apps, built with -Wall
+// -Wextra, warned), and a strided scan into its output formac_scratch.
+TEST(CBackendRegression, HistogramScanLookup) {
+  expectBothMatch("hist_scan_lookup", R"(stencil w(vector#1 int64 H, vector#1 int64 C) { return H * (C - H); }
+stencil lut(vector#2 int8 X, vector#1 int64 C, vector#1 int64 T) { return C[X] + T[0]; }
+parameter M, N;
+vector#2 int8 img[M,N];
+h = histogram(img, 256, 0, 256);
+c = scan(h, 0);
+v = scan(w(h, c), 0, double);
+t = topk(v, 1);
+return lut(img, c, t), scan(img, 0), c, t;
+)", {{1, 1}, {2, 3}, {37, 131}, {300, 301}});
+}
+
 }  // namespace
 }  // namespace formac::e2e
