@@ -563,5 +563,18 @@ return lut(img, c, t), scan(img, 0), c, t;
 )", {{1, 1}, {2, 3}, {37, 131}, {300, 301}});
 }
 
+// examples/equalize and examples/otsu as they are (tests/opencv checks them against
+// OpenCV through C only): C against the evaluator, fused and --no-fuse.
+TEST(CBackendRegression, HistogramExamples) {
+  for (const char* name : {"equalize", "otsu"}) {
+    std::string path = compatDir() + "/../../examples/" + name + "/" + name + ".idsl";
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "cannot read " << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    expectBothMatch(std::string("example_") + name, text.str(), {{1, 1}, {1, 9}, {2, 3}, {37, 131}, {300, 301}});
+  }
+}
+
 }  // namespace
 }  // namespace formac::e2e
