@@ -128,16 +128,17 @@ std::vector<Picture> pictures() {
   }
   // Over 1 / FLT_EPSILON (8.4e6) pixels a bin of one pixel has a share below
   // FLT_EPSILON, and OpenCV's Otsu skips such leading and trailing thresholds: two
-  // broad modes with a few pixels at both ends, 3001x3001.
+  // broad modes with a few pixels at both ends, 4099x4099; and over 2^24 pixels,
+  // where the counts equalisation converts to float are rounded.
   {
-    cv::Mat big(3001, 3001, CV_8U);
+    cv::Mat big(4099, 4099, CV_8U);
     for (size_t i = 0; i < big.total(); ++i) {
       unsigned r = rng();
       big.data[i] = static_cast<unsigned char>((r & 1 ? 40 : 140) + (r >> 8) % 40 + (r >> 16) % 40);
     }
     for (int k = 0; k < 3; ++k) big.data[rng() % big.total()] = static_cast<unsigned char>(k);
     for (int k = 0; k < 3; ++k) big.data[rng() % big.total()] = static_cast<unsigned char>(253 + k);
-    add("two modes and 6 outliers 3001x3001", big);
+    add("two modes and 6 outliers 4099x4099", big);
   }
   return out;
 }
