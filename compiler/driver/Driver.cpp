@@ -1,5 +1,7 @@
 #include "driver/Driver.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -28,8 +30,10 @@ SourceFile readSource(const std::string& path) {
 }
 
 void writeFile(const std::string& path, const std::string& text) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw UserError("cannot write '" + path + "'");
+  // Say why: a missing folder (formac creates none) read as a bare "cannot write".
+  if (!out) throw UserError("cannot write '" + path + "'" + (errno ? std::string(": ") + std::strerror(errno) : ""));
   out << text;
   if (!out) throw UserError("cannot write '" + path + "'");
 }

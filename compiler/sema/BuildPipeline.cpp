@@ -25,6 +25,18 @@ constexpr size_t kMaxStages = 100000;             // images in the whole pipelin
 constexpr size_t kMaxInlineDepth = 256;           // vector functions calling each other
 constexpr long long kMaxInlinedCalls = 1000000;   // vector function calls, all inlined
 
+// Why a Reduce stage given for a scalar is an image, and how to use it.
+std::string imageReductionNote(const Stage& s) {
+  switch (s.reduction.op) {
+    case ir::ReduceOp::Histogram: return " (histogram's bins)";
+    case ir::ReduceOp::Where:
+    case ir::ReduceOp::TopK:
+      return std::string(" (") + ir::reduceOpName(s.reduction.op) +
+             "'s indices; pass it as a vector#1 int64 parameter and read one, e.g. T[0])";
+    default: return " (a reduction along one dimension)";
+  }
+}
+
 // What a name stands for in a scope.
 struct Value {
   enum Kind { Image, Scalar } kind = Image;
@@ -1002,8 +1014,7 @@ class PipelineBuilder {
             userError(arg.loc, "parameter '" + prm.name + "' of '" + def.name + "' is a scalar, but " +
                                    (stage(v.stage).kind == Stage::Reduce
                                         ? shown(v.stage) + " is an image of rank " +
-                                              std::to_string(stage(v.stage).rank()) +
-                                              " (a reduction along one dimension)"
+                                              std::to_string(stage(v.stage).rank()) + imageReductionNote(stage(v.stage))
                                         : std::string("an image is given")));
           b.scalar = sema::convert(v.scalar, declared);
         }

@@ -579,5 +579,36 @@ return scan(img, 1), sat(img, int), scan(img, 0), sat(f(c)), scan(c, 1, int8), f
 )", {{}});
 }
 
+// The histogram pipelines of examples/equalize and examples/otsu in small: a 1-D
+// scan of a histogram (and of a stage computed from it), read at a computed index
+// and picked from by topk. The C of a rank-1 scan reading its input left
+// formac_o unused (-Werror=unused-variable; the example apps, built with -Wall
+// -Wextra, warned), and a strided scan into its output formac_scratch.
+TEST(CBackendRegression, HistogramScanLookup) {
+  expectBothMatch("hist_scan_lookup", R"(stencil w(vector#1 int64 H, vector#1 int64 C) { return H * (C - H); }
+stencil lut(vector#2 int8 X, vector#1 int64 C, vector#1 int64 T) { return C[X] + T[0]; }
+parameter M, N;
+vector#2 int8 img[M,N];
+h = histogram(img, 256, 0, 256);
+c = scan(h, 0);
+v = scan(w(h, c), 0, double);
+t = topk(v, 1);
+return lut(img, c, t), scan(img, 0), c, t;
+)", {{1, 1}, {2, 3}, {37, 131}, {300, 301}});
+}
+
+// examples/equalize and examples/otsu as they are (tests/opencv checks them against
+// OpenCV through C only): C against the evaluator, fused and --no-fuse.
+TEST(CBackendRegression, HistogramExamples) {
+  for (const char* name : {"equalize", "otsu"}) {
+    std::string path = compatDir() + "/../../examples/" + name + "/" + name + ".idsl";
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "cannot read " << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    expectBothMatch(std::string("example_") + name, text.str(), {{1, 1}, {1, 9}, {2, 3}, {37, 131}, {300, 301}});
+  }
+}
+
 }  // namespace
 }  // namespace formac::e2e
