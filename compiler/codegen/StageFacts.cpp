@@ -34,8 +34,8 @@ void refuseLoops(const ir::Pipeline& p, const char* backend) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::LoopResult)
       throw UserError(s.loop->loc, std::string("'do' loops are not compiled to ") + backend +
-                                       " yet; compile for C (--print-c; formac run --backend=jit) or run them "
-                                       "with --backend=eval");
+                                       " yet: compile them to C (--print-c, --target=openmp), or run them with "
+                                       "formac run --backend=jit or --backend=eval");
 }
 
 bool hasScans(const ir::Pipeline& p) {
