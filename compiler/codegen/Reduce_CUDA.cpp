@@ -121,16 +121,7 @@ std::string domainDeclarations(const ReduceCuda& r) {
 // The point's value into formac_v (an element of the domain's type), at
 // lattice indices q0, q1, ...
 std::string pointValue(const ReduceCuda& r, const std::string& ind) {
-  ir::Stage domain = domainStage(*r.stage);
-  LoopNestOptions lo;
-  lo.pipeline = r.pipeline;
-  lo.stage = &domain;
-  lo.piece = &domain.pieces[0];
-  lo.names = r.names;
-  lo.openmp = false;
-  lo.cuda = true;
-  lo.resultVariable = "formac_v";
-  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, ind);
+  return reduce_cuda::pointValueOf(*r.pipeline, *r.stage, *r.names, ind);
 }
 
 // A warp per chunk of 2048 values of formac_len: lane j accumulates the
@@ -343,6 +334,19 @@ std::string kernelDomain(const ReduceCuda& r) { return domainDeclarations(r); }
 std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) { return pointIndices(r, in); }
 std::string kernelAdvance(const ReduceCuda& r, const std::string& in) { return advanceIndices(r, in); }
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in) { return pointValue(r, in); }
+
+std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& ind) {
+  ir::Stage domain = domainStage(s);
+  LoopNestOptions lo;
+  lo.pipeline = &p;
+  lo.stage = &domain;
+  lo.piece = &domain.pieces[0];
+  lo.names = &n;
+  lo.openmp = false;
+  lo.cuda = true;
+  lo.resultVariable = "formac_v";
+  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, ind);
+}
 std::string hostDomain(const ReduceCuda& r, const std::string& in) { return hostSizes(r, in); }
 std::string hostLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
                        const std::string& args, const std::string& in) {

@@ -48,7 +48,7 @@ std::string emitReduceKernelsCuda(const ReduceCuda& r);
 // failure returns 1).
 std::string emitReduceLaunchCuda(const ReduceCuda& r);
 
-// Pieces of these kernels that Select_CUDA.cpp builds on.
+// Pieces of these kernels that Select_CUDA.cpp and Scan_CUDA.cpp build on.
 namespace reduce_cuda {
 // `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>, <parameters as I>) {`
 std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params);
@@ -59,6 +59,8 @@ std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
 std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
 // Declares formac_v, the value at q0.., and computes it (the fused input body).
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
+// The same for any Reduce or Scan stage `s` (Scan_CUDA.cpp too).
+std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& in);
 // Host: formac_len (long long).
 std::string hostDomain(const ReduceCuda& r, const std::string& in);
 // Host: `kernel<int or long long><<<config, 0, stream>>>(<inputs>, args, <parameters>);`

@@ -4,7 +4,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedKernel_CUDA.h"
-#include "codegen/LoopNest.h"
+#include "codegen/Reduce_CUDA.h"
 
 namespace formac::codegen {
 namespace {
@@ -45,17 +45,6 @@ std::string product(const ScanCuda& c, int from, int to, bool host) {
   return t.empty() ? "1" : t;
 }
 
-// The input piece as a stage of its own, for emitPointBody.
-ir::Stage domainOf(const ir::Stage& s) {
-  ir::Stage d;
-  d.id = s.id;
-  d.name = s.name;
-  d.type = s.scan.input.body.result->type;
-  for (const auto& a : s.scan.input.axes) d.extent.push_back(a.count);
-  d.pieces.push_back(s.scan.input);
-  return d;
-}
-
 // One pass of a stage: the dimension it scans, where its values come from
 // and go.
 struct Pass {
@@ -78,18 +67,9 @@ std::vector<Pass> passesOf(const ScanCuda& c) {
 std::string loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& in) {
   std::string A = scanAccumulationType(*c.stage);
   if (!p.first) return in + "const " + A + " formac_x = formac_values[" + at + "];\n";
-  ir::Stage domain = domainOf(*c.stage);
-  LoopNestOptions lo;
-  lo.pipeline = c.pipeline;
-  lo.stage = &domain;
-  lo.piece = &domain.pieces[0];
-  lo.names = c.names;
-  lo.openmp = false;
-  lo.cuda = true;
-  lo.resultVariable = "formac_v";
   std::string convert = floating(*c.stage) ? "(double)formac_v" : "(unsigned long long)(long long)formac_v";
-  return in + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, in) + in + "const " + A +
-         " formac_x = " + convert + ";\n";
+  return reduce_cuda::pointValueOf(*c.pipeline, *c.stage, *c.names, in) + in + "const " + A + " formac_x = " + convert +
+         ";\n";
 }
 
 // The statement storing the sum `e` at linear index `at`: in the accumulation
