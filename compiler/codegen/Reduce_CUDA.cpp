@@ -293,36 +293,20 @@ std::string lineCombineKernel(const ReduceCuda& r, const Op& o) {
          ")formac_acc;\n  }\n}\n\n";
 }
 
-std::string hostCount(const ReduceCuda& r, int d) {
-  return "(long long)(" + ir::printSize(r.stage->reduction.input.axes[static_cast<size_t>(d)].count, r.names->param) +
-         ")";
-}
-
-// Host: the domain's formac_len (and formac_outs) as long long.
-std::string hostSizes(const ReduceCuda& r, const std::string& in) {
-  const ir::Reduction& red = r.stage->reduction;
-  std::string len, outs;
-  for (int d = 0; d < rankOf(*r.stage); ++d) {
-    std::string& product = red.dim < 0 || d == red.dim ? len : outs;
-    product += (product.empty() ? "" : " * ") + hostCount(r, d);
-  }
-  std::string t = in + "const long long formac_len = " + len + ";\n";
-  if (red.dim >= 0) t += in + "const long long formac_outs = " + (outs.empty() ? "1" : outs) + ";\n";
+// Host: the product of the domain's counts along the reduced dimensions (or the others).
+HostExpr hostProduct(const ir::Stage& s, bool reduced) {
+  const ir::Reduction& red = s.reduction;
+  HostExpr t = hc(1);
+  for (int d = 0; d < rankOf(s); ++d)
+    if ((red.dim < 0 || d == red.dim) == reduced) t = t * hsize(red.input.axes[static_cast<size_t>(d)].count);
   return t;
 }
 
-std::string grid(const std::string& threads) {
-  return "dim3((unsigned)formac_minll((" + threads + " + " + kThreads + " - 1) / " + kThreads + ", 1 << 30), 1, 1), dim3(" +
-         kThreads + ", 1, 1)";
-}
-std::string templateLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
-                           const std::string& args, const std::string& in) {
-  std::string a = (r.inputArgs.empty() ? "" : r.inputArgs + ", ") + args;
-  for (const auto& prm : r.names->param) a += ", " + prm;
-  auto call = [&](const std::string& I) { return kernel + "<" + I + "><<<" + config + ", 0, stream>>>(" + a + ");\n"; };
-  return in + "if (int_index) " + call("int") + in + "else " + call("long long");
-}
-const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
+// min(ceil(threads / 256), 2^30) blocks of 256.
+HostExpr gridFor(HostExpr threads) { return hmin(ceilDiv(std::move(threads), kCudaThreads), hc(1LL << 30)); }
+
+HostArg scratchAt(int scratch, HostExpr at = hc(0)) { return {HostArg::Scratch, scratch, std::move(at), ""}; }
+HostArg value(HostExpr e) { return {HostArg::Value, 0, std::move(e), ""}; }
 
 }  // namespace
 
@@ -347,24 +331,42 @@ std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names&
   lo.resultVariable = "formac_v";
   return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, ind);
 }
-std::string hostDomain(const ReduceCuda& r, const std::string& in) { return hostSizes(r, in); }
-std::string hostLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
-                       const std::string& args, const std::string& in) {
-  return templateLaunch(r, kernel, config, args, in);
+HostExpr hostLen(const ir::Stage& s) { return hostProduct(s, true); }
+HostExpr hostOuts(const ir::Stage& s) { return hostProduct(s, false); }
+HostStep hostLaunch(const ReduceCuda& r, LaunchSchedule& s, const std::string& kernel, HostExpr grid,
+                    std::vector<HostArg> args, int threads) {
+  std::vector<HostArg> all = r.inputs;
+  all.insert(all.end(), args.begin(), args.end());
+  for (size_t i = 0; i < r.names->param.size(); ++i) all.push_back({HostArg::Param, static_cast<int>(i), {}, ""});
+  HostKernel k;
+  k.name = kernel;
+  return hlaunch(s.kernel(k), std::move(grid), std::move(all), threads);
+}
+int plainKernel(LaunchSchedule& s, const std::string& name) {
+  HostKernel k;
+  k.name = name;
+  k.templated = false;
+  return s.kernel(k);
 }
 }  // namespace reduce_cuda
 
-std::string reduceScratchCuda(const ir::Pipeline& p, const Names& n, const ir::Stage& s) {
-  if (isSelection(s.reduction.op)) return selectScratchCuda(n, s);
-  std::string count = reducePartialCount(p, n, s);
+HostExpr reduceScratchCuda(const ir::Stage& s) {
+  if (isSelection(s.reduction.op)) return selectScratchCuda(s);
+  HostExpr count = reduce_cuda::hostOuts(s) * ceilDiv(reduce_cuda::hostLen(s), ir::kSumChunk);
   if (s.reduction.dim >= 0) return count;
   // The chunks' partials, then room for the next level's.
-  return "(" + count + " + (" + count + " + " + kChunkMask + ") / " + kChunk + ")";
+  return count + ceilDiv(count, ir::kSumChunk);
 }
 
 std::string reduceDomainPoints(const Names& n, const ir::Stage& s) {
   std::string t = "(long long)1";
   for (const auto& a : s.reduction.input.axes) t += " * (long long)(" + ir::printSize(a.count, n.param) + ")";
+  return t;
+}
+
+HostExpr reduceDomainPointsHost(const ir::Stage& s) {
+  HostExpr t = hc(1);
+  for (const auto& a : s.reduction.input.axes) t = t * hsize(a.count);
   return t;
 }
 
@@ -375,41 +377,39 @@ std::string emitReduceKernelsCuda(const ReduceCuda& r) {
   return lineChunksKernel(r, o) + lineCombineKernel(r, o);
 }
 
-std::string emitReduceLaunchCuda(const ReduceCuda& r) {
-  if (isSelection(r.stage->reduction.op)) return emitSelectLaunchCuda(r);
-  Op o = opOf(*r.stage);
+HostStep scheduleReduceCuda(const ReduceCuda& r, LaunchSchedule& s) {
+  if (isSelection(r.stage->reduction.op)) return scheduleSelectCuda(r, s);
   const ir::Reduction& red = r.stage->reduction;
-  std::string in = "    ", P = o.partial;
-  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin + ": " +
-                  (red.dim >= 0 ? "a thread per chunk of a line, then per output point"
-                                : "a warp per chunk, then the partials level by level") +
-                  " */\n" + hostSizes(r, in) +
-                  in + "const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n";
+  int len = s.value("formac_len"), chunks = s.value("formac_chunks");
+  std::vector<HostStep> t = {hvar(len, reduce_cuda::hostLen(*r.stage)), hvar(chunks, ceilDiv(hval(len), ir::kSumChunk))};
+  HostArg result{HostArg::Stage, r.stage->id, {}, ""};
+  std::string comment = r.stage->name + " = " + r.stage->origin + ": ";
   if (red.dim >= 0) {
-    t += in + "if (formac_outs > 0 && formac_chunks > 0) {\n" +
-         templateLaunch(r, r.name + "_chunks", grid("formac_outs * formac_chunks"), r.partials, in + "  ") + in + "  " +
-         kCheck + in + "}\n" +
-         in + "if (formac_outs > 0) {\n" +
-         in + "  " + r.name + "_combine<<<" + grid("formac_outs") + ", 0, stream>>>(" + r.partials + ", " + r.result +
-         ", formac_outs, formac_chunks);\n" + in + "  " + kCheck + in + "}\n";
-    return t + "  }\n";
+    int outs = s.value("formac_outs");
+    t.insert(t.begin() + 1, hvar(outs, reduce_cuda::hostOuts(*r.stage)));
+    HostExpr some = hop(HostExpr::Less, {hc(0), hval(outs)});
+    t.push_back(hif(hop(HostExpr::And, {some, hop(HostExpr::Less, {hc(0), hval(chunks)})}),
+                    {reduce_cuda::hostLaunch(r, s, r.name + "_chunks", gridFor(hval(outs) * hval(chunks)), {scratchAt(r.partials)})}));
+    t.push_back(hif(some, {hlaunch(reduce_cuda::plainKernel(s, r.name + "_combine"), gridFor(hval(outs)),
+                                   {scratchAt(r.partials), result, value(hval(outs)), value(hval(chunks))})}));
+    return hblock(comment + "a thread per chunk of a line, then per output point", std::move(t));
   }
-  std::string warps = "formac_chunks * " + kLanes;
-  t += in + "if (formac_chunks > 0) {\n" +
-       templateLaunch(r, r.name + "_chunks", grid(warps), r.partials, in + "  ") + in + "  " + kCheck + in + "}\n" +
-       in + "/* The partials combined level by level into one (none for no points). */\n" +
-       in + P + "* formac_from = " + r.partials + ";\n" +
-       in + P + "* formac_to = formac_from + formac_chunks;\n" +
-       in + "for (long long formac_n = formac_chunks; formac_n > 1; formac_n = (formac_n + " + kChunkMask + ") / " +
-       kChunk + ") {\n" +
-       in + "  " + r.name + "_level<<<" + grid("(formac_n + " + kChunkMask + ") / " + kChunk + " * " + kLanes) +
-       ", 0, stream>>>(formac_from, formac_to, formac_n);\n" +
-       in + "  " + kCheck +
-       in + "  " + P + "* formac_swap = formac_from;\n" + in + "  formac_from = formac_to;\n" + in +
-       "  formac_to = formac_swap;\n" + in + "}\n" +
-       in + r.name + "_result<<<1, 1, 0, stream>>>(formac_from, formac_chunks > 0 ? 1 : 0, " + r.result + ");\n" +
-       in + kCheck;
-  return t + "  }\n";
+  // The partials combined level by level into one (none for no points): the
+  // levels alternate between the scratch's two parts, at 0 and at formac_chunks.
+  int n = s.value("formac_n"), from = s.value("formac_from");
+  t.push_back(hif(hop(HostExpr::Less, {hc(0), hval(chunks)}),
+                  {reduce_cuda::hostLaunch(r, s, r.name + "_chunks", gridFor(hval(chunks) * hc(ir::kSumLanes)), {scratchAt(r.partials)})}));
+  HostStep nVar = hvar(n, hval(chunks)), fromVar = hvar(from, hc(0));
+  nVar.constant = fromVar.constant = false;
+  t.push_back(nVar);
+  t.push_back(fromVar);
+  t.push_back(hwhile(hop(HostExpr::Less, {hc(1), hval(n)}),
+                     {hlaunch(reduce_cuda::plainKernel(s, r.name + "_level"), gridFor(ceilDiv(hval(n), ir::kSumChunk) * hc(ir::kSumLanes)),
+                              {scratchAt(r.partials, hval(from)), scratchAt(r.partials, hval(chunks) - hval(from)), value(hval(n))}),
+                      hassign(from, hval(chunks) - hval(from)), hassign(n, ceilDiv(hval(n), ir::kSumChunk))}));
+  t.push_back(hlaunch(reduce_cuda::plainKernel(s, r.name + "_result"), hc(1),
+                      {scratchAt(r.partials, hval(from)), value(hop(HostExpr::Less, {hc(0), hval(chunks)})), result}, 1));
+  return hblock(comment + "a warp per chunk, then the partials level by level", std::move(t));
 }
 
 }  // namespace formac::codegen

@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "codegen/LaunchSchedule.h"
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 
@@ -29,24 +30,22 @@ struct ReduceCuda {
   const Names* names = nullptr;
   std::string name;         // the stem of its kernels' names
   std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
-  std::string inputArgs;    // the host's arguments for them
-  std::string partials;     // host expression: its device scratch (reduceScratchCuda elements)
-  std::string result;       // host expression: the stage's device buffer
+  std::vector<HostArg> inputs;  // the host's arguments for them
+  int partials = -1;        // its scratch in the schedule (reduceScratchCuda elements)
 };
 
-// The scratch a Reduce stage needs: this many elements of
-// reducePartialType (host expressions of the parameters, as long long).
-std::string reduceScratchCuda(const ir::Pipeline& p, const Names& n, const ir::Stage& s);
-// The number of points of its reduced domain (a host expression), for the
-// choice of the kernels' index type.
+// The scratch a Reduce stage needs: this many elements of reducePartialType.
+HostExpr reduceScratchCuda(const ir::Stage& s);
+// The number of points of its reduced domain, for the choice of the kernels'
+// index type (as a C expression, and for the schedule).
 std::string reduceDomainPoints(const Names& n, const ir::Stage& s);
+HostExpr reduceDomainPointsHost(const ir::Stage& s);
 
 // The kernels (templates over the index type I, as the other kernels).
 std::string emitReduceKernelsCuda(const ReduceCuda& r);
-// The host statements enqueuing them on `stream`, inside the enqueue
-// function (`int_index`, the parameters as long long, `ws` in scope; a
-// failure returns 1).
-std::string emitReduceLaunchCuda(const ReduceCuda& r);
+// The host's steps enqueuing them (LaunchSchedule.h), in a block; the
+// kernels join `s`.
+HostStep scheduleReduceCuda(const ReduceCuda& r, LaunchSchedule& s);
 
 // Pieces of these kernels that Select_CUDA.cpp and Scan_CUDA.cpp build on.
 namespace reduce_cuda {
@@ -61,11 +60,15 @@ std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
 // The same for any Reduce or Scan stage `s` (Scan_CUDA.cpp too).
 std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& in);
-// Host: formac_len (long long).
-std::string hostDomain(const ReduceCuda& r, const std::string& in);
-// Host: `kernel<int or long long><<<config, 0, stream>>>(<inputs>, args, <parameters>);`
-std::string hostLaunch(const ReduceCuda& r, const std::string& kernel, const std::string& config,
-                       const std::string& args, const std::string& in);
+// Host: the points combined into one value (formac_len), and the output
+// points (formac_outs, along a dimension); values of `s`.
+HostExpr hostLen(const ir::Stage& s);
+HostExpr hostOuts(const ir::Stage& s);
+// Host: a launch of the template `kernel` over (<inputs>, args, <parameters>).
+HostStep hostLaunch(const ReduceCuda& r, LaunchSchedule& s, const std::string& kernel, HostExpr grid,
+                    std::vector<HostArg> args, int threads = 256);
+// A plain (non-template) kernel of the schedule.
+int plainKernel(LaunchSchedule& s, const std::string& name);
 }  // namespace reduce_cuda
 
 }  // namespace formac::codegen

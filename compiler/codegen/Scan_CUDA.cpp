@@ -17,7 +17,6 @@ constexpr int kRowRuns = kCudaThreads;
 // Along an earlier dimension: kColumns x kColumnRuns threads, a run each.
 constexpr int kColumns = 32;
 constexpr int kColumnRuns = kCudaThreads / kColumns;
-const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
 
 int rankOf(const ir::Stage& s) { return static_cast<int>(s.scan.input.axes.size()); }
 std::string q(int d) { return "q" + str(d); }
@@ -32,16 +31,11 @@ std::vector<int> passDims(const ir::Stage& s) {
   return dims;
 }
 
-// The product of the extents [from, to) as long long: kernel names
-// (formac_n0 ...) or host expressions; "1" when empty.
-std::string product(const ScanCuda& c, int from, int to, bool host) {
+// In a kernel: the product of the extents [from, to) (formac_n0 ...) as
+// long long; "1" when empty.
+std::string product(int from, int to) {
   std::string t;
-  for (int d = from; d < to; ++d) {
-    std::string e = host ? "(long long)(" + ir::printSize(c.stage->scan.input.axes[static_cast<size_t>(d)].count,
-                                                          c.names->param) + ")"
-                         : "(long long)" + n(d);
-    t += (t.empty() ? "" : " * ") + e;
-  }
+  for (int d = from; d < to; ++d) t += (t.empty() ? "" : " * ") + std::string("(long long)") + n(d);
   return t.empty() ? "1" : t;
 }
 
@@ -166,7 +160,7 @@ std::string rowKernel(const ScanCuda& c, const Pass& p) {
   int rank = rankOf(*c.stage), L = rank - 1;
   std::string t = header(c, p, "a thread per run of " + kRun + " values, " + R + " runs a tile") +
       "  const long long formac_len = (long long)" + n(L) + ";  /* values along a line */\n"
-      "  const long long formac_lines = " + product(c, 0, L, false) + ";\n"
+      "  const long long formac_lines = " + product(0, L) + ";\n"
       "  const long long formac_runs = (formac_len + " + str(ir::kScanRun - 1) + ") / " + kRun + ";\n"
       "  const long long formac_tpl = formac_scan_line_tiles(formac_len, " + R + ");  /* tiles along a line */\n"
       "  /* The runs of one line in a tile (a power of two): lines of one tile share it. */\n"
@@ -221,8 +215,8 @@ std::string columnKernel(const ScanCuda& c, const Pass& p) {
   std::string t = header(c, p, "columns: a tile of " + C + " columns x " + Y + " runs of " + kRun +
                                    " values down each, a thread per run") +
       "  const long long formac_len = (long long)" + n(D) + ";  /* values along a column */\n"
-      "  const long long formac_outer = " + product(c, 0, D, false) + ";  /* slices before dimension " + str(D) + " */\n"
-      "  const long long formac_inner = " + product(c, D + 1, rank, false) + ";  /* columns of a slice */\n"
+      "  const long long formac_outer = " + product(0, D) + ";  /* slices before dimension " + str(D) + " */\n"
+      "  const long long formac_inner = " + product(D + 1, rank) + ";  /* columns of a slice */\n"
       "  const long long formac_runs = (formac_len + " + str(ir::kScanRun - 1) + ") / " + kRun + ";\n"
       "  const long long formac_tpl = formac_scan_line_tiles(formac_len, " + Y + ");  /* tiles down a column */\n"
       "  const long long formac_sets = formac_outer * ((formac_inner + " + str(kColumns - 1) + ") / " + C +
@@ -272,35 +266,58 @@ std::string columnKernel(const ScanCuda& c, const Pass& p) {
   return t + runStores(c, p, at);
 }
 
-// Host: the sizes of pass `p` (formac_len, formac_lines, formac_tpl and
-// formac_tiles) as long long, at indentation `in`.
-std::string hostSizes(const ScanCuda& c, const Pass& p, const std::string& in) {
-  int rank = rankOf(*c.stage);
-  bool row = p.dim == rank - 1;
-  std::string t = in + "const long long formac_len = " + product(c, p.dim, p.dim + 1, true) + ";\n";
-  if (row) {
-    t += in + "const long long formac_lines = " + product(c, 0, p.dim, true) + ";\n" +
-         in + "const long long formac_tpl = formac_scan_line_tiles(formac_len, " + str(kRowRuns) + ");\n" +
-         in + "const long long formac_tiles = formac_scan_row_tiles(formac_len, formac_lines);\n";
-  } else {
-    t += in + "const long long formac_inner = " + product(c, p.dim + 1, rank, true) + ";\n" +
-         in + "const long long formac_lines = " + product(c, 0, p.dim, true) + " * formac_inner;  /* columns */\n" +
-         in + "const long long formac_tpl = formac_scan_line_tiles(formac_len, " + str(kColumnRuns) + ");\n" +
-         in + "const long long formac_tiles = " + product(c, 0, p.dim, true) + " * ((formac_inner + " +
-         str(kColumns - 1) + ") / " + str(kColumns) + ") * formac_tpl;\n";
-  }
+// Host: the product of the counts of dimensions [from, to).
+HostExpr hostProduct(const ir::Stage& s, int from, int to) {
+  HostExpr t = hc(1);
+  for (int d = from; d < to; ++d) t = t * hsize(s.scan.input.axes[static_cast<size_t>(d)].count);
   return t;
 }
 
-// Host: the groups pass `p` publishes (a long long expression).
-std::string hostGroups(const ScanCuda& c, const Pass& p) {
-  int rank = rankOf(*c.stage);
-  bool row = p.dim == rank - 1;
-  std::string len = product(c, p.dim, p.dim + 1, true);
-  std::string lines = row ? product(c, 0, p.dim, true)
-                          : product(c, 0, p.dim, true) + " * " + product(c, p.dim + 1, rank, true);
-  return "formac_scan_line_groups(formac_scan_line_tiles(" + len + ", " + str(row ? kRowRuns : kColumnRuns) +
-         ")) * " + lines;
+// Host: the lines of pass `p` (columns, along an earlier dimension) and the
+// groups it publishes.
+HostExpr hostLines(const ir::Stage& s, const Pass& p) {
+  int rank = rankOf(s);
+  return p.dim == rank - 1 ? hostProduct(s, 0, p.dim) : hostProduct(s, 0, p.dim) * hostProduct(s, p.dim + 1, rank);
+}
+HostExpr hostGroups(const ir::Stage& s, const Pass& p) {
+  bool row = p.dim == rankOf(s) - 1;
+  return hop(HostExpr::ScanLineGroups,
+             {hop(HostExpr::ScanLineTiles, {hostProduct(s, p.dim, p.dim + 1), hc(row ? kRowRuns : kColumnRuns)})}) *
+         hostLines(s, p);
+}
+
+// Host: pass `p`, its sizes (formac_len, formac_lines, formac_tpl, formac_tiles),
+// its flags reset, its kernel.
+HostStep passSchedule(const ScanCuda& c, const Pass& p, LaunchSchedule& s) {
+  const ir::Stage& st = *c.stage;
+  bool row = p.dim == rankOf(st) - 1;
+  int len = s.value("formac_len"), lines = s.value("formac_lines"), tpl = s.value("formac_tpl"),
+      tiles = s.value("formac_tiles");
+  std::vector<HostStep> t = {hvar(len, hostProduct(st, p.dim, p.dim + 1)), hvar(lines, hostLines(st, p)),
+                             hvar(tpl, hop(HostExpr::ScanLineTiles, {hval(len), hc(row ? kRowRuns : kColumnRuns)}))};
+  if (row)
+    t.push_back(hvar(tiles, hop(HostExpr::ScanRowTiles, {hval(len), hval(lines)})));
+  else
+    t.push_back(hvar(tiles, hostProduct(st, 0, p.dim) * ceilDiv(hostProduct(st, p.dim + 1, rankOf(st)), kColumns) * hval(tpl)));
+  std::vector<HostArg> args;
+  if (p.first) args = c.inputs;
+  auto scratch = [](int at) { return HostArg{HostArg::Scratch, at, hc(0), ""}; };
+  if (!p.first || !p.last) args.push_back(scratch(c.values));
+  if (p.last) args.push_back({HostArg::Stage, st.id, {}, ""});
+  args.push_back(scratch(c.groups));
+  args.push_back(scratch(c.flags));
+  for (size_t i = 0; i < c.names->param.size(); ++i) args.push_back({HostArg::Param, static_cast<int>(i), {}, ""});
+  HostKernel k;
+  k.name = p.kernel;
+  HostStep launch = hlaunch(s.kernel(k), hmin(hval(tiles), hc(65535)), args, row ? kRowRuns : kColumns);
+  if (!row) launch.block[1] = hc(kColumnRuns);
+  // The tile counter and the groups' flags start at 0.
+  HostStep reset = hmemset(scratch(c.flags), hc(8) * (hc(1) + hop(HostExpr::ScanLineGroups, {hval(tpl)}) * hval(lines)));
+  HostExpr some = hop(HostExpr::And, {hop(HostExpr::Less, {hc(0), hval(len)}), hop(HostExpr::Less, {hc(0), hval(tiles)})});
+  t.push_back(hif(some, {reset, launch}));
+  return hblock("dimension " + str(p.dim) + (p.first ? ", from the input" : ", in place") +
+                    (p.last ? ", into the stage" : ""),
+                std::move(t));
 }
 
 }  // namespace
@@ -309,19 +326,15 @@ std::string scanAccumulationType(const ir::Stage& s) { return floating(s) ? "dou
 
 bool scanNeedsValues(const ir::Stage& s) { return passDims(s).size() > 1; }
 
-std::string scanPointsCuda(const Names& n, const ir::Stage& s) {
-  std::string t = "(long long)1";
-  for (const auto& a : s.scan.input.axes) t += " * (long long)(" + ir::printSize(a.count, n.param) + ")";
-  return t;
-}
+HostExpr scanPointsCuda(const ir::Stage& s) { return hostProduct(s, 0, rankOf(s)); }
 
-std::string scanGroupCountCuda(const Names& n, const ir::Stage& s) {
+HostExpr scanGroupCountCuda(const ir::Stage& s) {
   ScanCuda c;
   c.stage = &s;
-  c.names = &n;
-  std::string most;
-  for (const Pass& p : passesOf(c)) most = most.empty() ? hostGroups(c, p) : "formac_maxll(" + most + ", " + hostGroups(c, p) + ")";
-  return "(" + most + ")";
+  HostExpr most;
+  bool any = false;
+  for (const Pass& p : passesOf(c)) most = any ? hmax(most, hostGroups(s, p)) : hostGroups(s, p), any = true;
+  return most;
 }
 
 std::string scanPreludeCuda() {
@@ -396,38 +409,14 @@ std::string emitScanKernelsCuda(const ScanCuda& c) {
   return t;
 }
 
-std::string emitScanLaunchCuda(const ScanCuda& c) {
+HostStep scheduleScanCuda(const ScanCuda& c, LaunchSchedule& s) {
   std::vector<Pass> passes = passesOf(c);
-  std::string in = "    ", A = scanAccumulationType(*c.stage);
-  std::string t = "  { /* " + c.stage->name + " = " + c.stage->origin + ": " +
-                  (passes.size() > 1 ? "one scan per dimension, the last first" : "a scan") +
-                  ", tiles in order, a look-back over published groups */\n";
-  for (const Pass& p : passes) {
-    bool row = p.dim == rankOf(*c.stage) - 1;
-    std::string args;
-    auto add = [&](const std::string& x) { args += (args.empty() ? "" : ", ") + x; };
-    if (p.first && !c.inputArgs.empty()) add(c.inputArgs);
-    if (!p.first || !p.last) add(c.values);
-    if (p.last) add(c.result);
-    add(c.groups);
-    add(c.flags);
-    for (const auto& prm : c.names->param) add(prm);
-    std::string config = row ? "dim3((unsigned)formac_minll(formac_tiles, 65535), 1, 1), dim3(" + str(kRowRuns) + ", 1, 1)"
-                             : "dim3((unsigned)formac_minll(formac_tiles, 65535), 1, 1), dim3(" + str(kColumns) + ", " +
-                                   str(kColumnRuns) + ", 1)";
-    auto call = [&](const std::string& I) {
-      return p.kernel + "<" + I + "><<<" + config + ", 0, stream>>>(" + args + ");\n";
-    };
-    t += in + "{ /* dimension " + str(p.dim) + (p.first ? ", from the input" : ", in place") +
-         (p.last ? ", into the stage" : "") + " */\n" + hostSizes(c, p, in + "  ") +
-         in + "  if (formac_len > 0 && formac_tiles > 0) {\n" +
-         in + "    /* The tile counter and the groups' flags start at 0. */\n" +
-         in + "    FORMAC_CUDA_CHECK(cudaMemsetAsync(" + c.flags + ", 0, sizeof(unsigned long long) * (size_t)(1 + " +
-         "formac_scan_line_groups(formac_tpl) * formac_lines), stream), return 1);\n" +
-         in + "    if (int_index) " + call("int") + in + "    else " + call("long long") + in + "    " + kCheck +
-         in + "  }\n" + in + "}\n";
-  }
-  return t + "  }\n";
+  std::vector<HostStep> t;
+  for (const Pass& p : passes) t.push_back(passSchedule(c, p, s));
+  return hblock(c.stage->name + " = " + c.stage->origin + ": " +
+                    (passes.size() > 1 ? "one scan per dimension, the last first" : "a scan") +
+                    ", tiles in order, a look-back over published groups",
+                std::move(t));
 }
 
 }  // namespace formac::codegen

@@ -35,6 +35,7 @@
 
 #include <string>
 
+#include "codegen/LaunchSchedule.h"
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 
@@ -46,29 +47,28 @@ struct ScanCuda {
   const Names* names = nullptr;
   std::string name;         // the stem of its kernels' names
   std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
-  std::string inputArgs;    // the host's arguments for them
-  std::string values;       // host expression: scratch of every point, accumulation type (scanNeedsValues)
-  std::string groups;       // host expression: the published groups (scanGroupCountCuda elements)
-  std::string flags;        // host expression: the tile counter and a flag per group (1 + scanGroupCountCuda)
-  std::string result;       // host expression: the stage's device buffer
+  std::vector<HostArg> inputs;  // the host's arguments for them
+  // Its scratch in the schedule: every point in the accumulation type
+  // (scanNeedsValues), the published groups (scanGroupCountCuda elements),
+  // the tile counter and a flag per group (1 + scanGroupCountCuda).
+  int values = -1, groups = -1, flags = -1;
 };
 
 // The accumulation type's C spelling: "double" or "unsigned long long".
 std::string scanAccumulationType(const ir::Stage& s);
 // Whether the stage scans more than one dimension (values kept between passes).
 bool scanNeedsValues(const ir::Stage& s);
-// Host expressions (long long, the parameters in scope): the stage's points,
-// and the most groups one of its passes publishes.
-std::string scanPointsCuda(const Names& n, const ir::Stage& s);
-std::string scanGroupCountCuda(const Names& n, const ir::Stage& s);
+// The stage's points, and the most groups one of its passes publishes.
+HostExpr scanPointsCuda(const ir::Stage& s);
+HostExpr scanGroupCountCuda(const ir::Stage& s);
 
 // The helpers every scan uses (once per file, after the common prelude):
 // tile counts, the look-back.
 std::string scanPreludeCuda();
 // The kernels (templates over the index type I, as the other kernels).
 std::string emitScanKernelsCuda(const ScanCuda& s);
-// The host statements enqueuing them on `stream`, inside the enqueue function
-// (`int_index`, the parameters as long long, `ws` in scope; a failure returns 1).
-std::string emitScanLaunchCuda(const ScanCuda& s);
+// The host's steps enqueuing them (LaunchSchedule.h), in a block; the
+// kernels join `s`.
+HostStep scheduleScanCuda(const ScanCuda& c, LaunchSchedule& s);
 
 }  // namespace formac::codegen

@@ -15,7 +15,6 @@ namespace rc = reduce_cuda;
 
 std::string str(long long v) { return std::to_string(v); }
 const std::string kIn = "    ";  // a chunk's statements
-const char* const kCheck = "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
 
 ScalarKind elementOf(const ir::Stage& s) { return s.reduction.input.body.result->type.scalar; }
 std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
@@ -49,24 +48,31 @@ std::string gridStride(const std::string& n) {
   return "for (long long formac_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_i < " + n +
          "; formac_i += (long long)gridDim.x * blockDim.x)";
 }
-std::string flatGrid(const std::string& n) {
-  return "dim3((unsigned)formac_maxll(1, formac_minll((" + n + " + 255) / 256, 1 << 20)), 1, 1), dim3(256, 1, 1)";
+// The host's values of a selection (in `t`, in order): formac_len,
+// formac_chunks, and formac_blocks, the blocks of the kernels that take a
+// chunk per warp: at most 8 per SM (they go over the chunks grid-stride; a
+// histogram's blocks each add theirs into the result), and enough that no
+// block counts 2^31 points into one 32-bit counter.
+struct Sizes {
+  int len, chunks, blocks;
+};
+Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t) {
+  Sizes z{s.value("formac_len"), s.value("formac_chunks"), s.value("formac_blocks")};
+  t.push_back(hvar(z.len, rc::hostLen(*r.stage)));
+  t.push_back(hvar(z.chunks, ceilDiv(hval(z.len), ir::kSumChunk)));
+  t.push_back(hvar(z.blocks, hmax(hmin(ceilDiv(hval(z.chunks), 8), hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1))),
+                                  hval(z.len) / hc(2147483648LL) + hc(1))));
+  return z;
 }
-
-// Host: formac_len, formac_chunks, and formac_blocks, the blocks of the
-// kernels that take a chunk per warp: at most 8 per SM (they go over the
-// chunks grid-stride; a histogram's blocks each add theirs into the result),
-// and enough that no block counts 2^31 points into one 32-bit counter.
-std::string hostSizes(const ReduceCuda& r, const std::string& in) {
-  return rc::hostDomain(r, in) +
-         in + "const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + str(ir::kSumChunk) + ";\n" +
-         in + "int formac_device = 0, formac_sms = 0;\n" +
-         in + "FORMAC_CUDA_CHECK(cudaGetDevice(&formac_device), return 1);\n" +
-         in + "FORMAC_CUDA_CHECK(cudaDeviceGetAttribute(&formac_sms, cudaDevAttrMultiProcessorCount, formac_device), return 1);\n" +
-         in + "const long long formac_blocks = formac_maxll(formac_minll((formac_chunks + 7) / 8, 8LL * formac_maxll(formac_sms, 1)),\n" +
-         in + "                                             formac_len / 2147483648LL + 1);\n";
+// A kernel over n things, a thread each: at least 1, at most 2^20 blocks of 256.
+HostExpr flatGrid(HostExpr n) { return hmax(hc(1), hmin(ceilDiv(std::move(n), 256), hc(1LL << 20))); }
+HostArg scratchAt(const ReduceCuda& r, HostExpr at = hc(0), const std::string& cast = "") {
+  return {HostArg::Scratch, r.partials, std::move(at), cast};
 }
-std::string chunkGrid() { return "dim3((unsigned)formac_blocks, 1, 1), dim3(256, 1, 1)"; }
+HostArg resultOf(const ReduceCuda& r, const std::string& cast = "") { return {HostArg::Stage, r.stage->id, {}, cast}; }
+HostArg val(HostExpr e) { return {HostArg::Value, 0, std::move(e), ""}; }
+HostArg intArg(long long v) { return {HostArg::Int, 0, hc(v), ""}; }
+HostExpr positive(int v) { return hop(HostExpr::Less, {hc(0), hval(v)}); }
 
 // counts[0..n) into exclusive offsets, counts[n] the total: one block, each
 // thread summing a run of counts, the runs' sums scanned in shared memory.
@@ -206,20 +212,16 @@ std::string histogramKernels(const ReduceCuda& r) {
   return t + "}\n\n";
 }
 
-std::string histogramLaunch(const ReduceCuda& r) {
+HostStep histogramSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   const ir::Reduction& red = r.stage->reduction;
-  std::string in = "    ";
-  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin + ": counted per block, added into the result */\n" +
-                  hostSizes(r, in) +
-                  in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + r.result + ", 0, sizeof(long long) * " + str(red.bins) +
-                  ", stream), return 1);\n";
+  std::vector<HostStep> t;
+  Sizes z = hostSizes(r, s, t);
+  t.push_back(hmemset(resultOf(r), hc(8 * red.bins)));
   if (smallTable(elementOf(*r.stage)))
-    t += in + r.name + "_table<<<256, 256, 0, stream>>>((int*)" + r.partials + ");\n" + in + kCheck;
-  t += in + "if (formac_chunks > 0) {\n" +
-       rc::hostLaunch(r, r.name + "_hist", chunkGrid(),
-                      "(unsigned long long*)" + r.result + ", (const int*)" + r.partials, in + "  ") +
-       in + "  " + kCheck + in + "}\n";
-  return t + "  }\n";
+    t.push_back(hlaunch(rc::plainKernel(s, r.name + "_table"), hc(256), {scratchAt(r, hc(0), "int*")}));
+  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_hist", hval(z.blocks),
+                                                      {resultOf(r, "unsigned long long*"), scratchAt(r, hc(0), "const int*")})}));
+  return hblock(r.stage->name + " = " + r.stage->origin + ": counted per block, added into the result", std::move(t));
 }
 
 // ------------------------------------------------------------ where
@@ -252,19 +254,20 @@ std::string whereKernels(const ReduceCuda& r) {
   return t;
 }
 
-std::string whereLaunch(const ReduceCuda& r) {
-  std::string in = "    ", k = K(*r.stage);
-  return "  { /* " + r.stage->name + " = " + r.stage->origin + ": counts per chunk, their scan, then the indices */\n" +
-         hostSizes(r, in) +
-         in + "long long* formac_counts = " + r.partials + ";  /* a chunk's count, then its offset; the total last */\n" +
-         in + "if (formac_chunks > 0) {\n" +
-         rc::hostLaunch(r, r.name + "_count", chunkGrid(), "formac_counts", in + "  ") + in + "  " + kCheck + in + "}\n" +
-         in + r.name + "_scan<<<1, 1024, 0, stream>>>(formac_counts, formac_chunks);\n" + in + kCheck +
-         in + "if (formac_chunks > 0) {\n" +
-         rc::hostLaunch(r, r.name + "_write", chunkGrid(), "formac_counts, " + r.result, in + "  ") + in + "  " + kCheck +
-         in + "}\n" +
-         in + r.name + "_fill<<<" + flatGrid(k) + ", 0, stream>>>(formac_counts + formac_chunks, " + r.result + ");\n" +
-         in + kCheck + "  }\n";
+// The scan of the chunks' counts (formac_counts: a chunk's count, then its offset; the total last).
+HostStep scanCounts(const ReduceCuda& r, LaunchSchedule& s, HostExpr counts, int chunks) {
+  return hlaunch(rc::plainKernel(s, r.name + "_scan"), hc(1), {scratchAt(r, std::move(counts)), val(hval(chunks))}, 1024);
+}
+
+HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
+  std::vector<HostStep> t;
+  Sizes z = hostSizes(r, s, t);
+  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_count", hval(z.blocks), {scratchAt(r)})}));
+  t.push_back(scanCounts(r, s, hc(0), z.chunks));
+  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_write", hval(z.blocks), {scratchAt(r), resultOf(r)})}));
+  t.push_back(hlaunch(rc::plainKernel(s, r.name + "_fill"), flatGrid(hc(r.stage->reduction.bins)),
+                      {scratchAt(r, hval(z.chunks)), resultOf(r)}));
+  return hblock(r.stage->name + " = " + r.stage->origin + ": counts per chunk, their scan, then the indices", std::move(t));
 }
 
 // ------------------------------------------------------------ topk
@@ -464,66 +467,64 @@ std::string topkKernels(const ReduceCuda& r) {
   return t;
 }
 
-std::string topkLaunch(const ReduceCuda& r) {
+HostStep topkSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   ScalarKind elem = elementOf(*r.stage);
-  std::string in = "    ", k = K(*r.stage), cand = "formac_keys, formac_idx";
-  std::string t = "  { /* " + r.stage->name + " = " + r.stage->origin +
-                  ": a radix select of the K-th key, the candidates, then sorted */\n" + hostSizes(r, in) +
-                  in + "long long* formac_s = " + r.partials + ";  /* the state, a digit's histogram (Select_CUDA.cpp) */\n" +
-                  in + "long long* formac_counts = formac_s + " + str(kState + kDigitBins) + ";\n" +
-                  in + "long long formac_p = 1;  /* the candidates' room: a power of two >= min(K, points) */\n" +
-                  in + "while (formac_p < formac_minll(" + k + ", formac_len)) formac_p *= 2;\n" +
-                  in + "unsigned long long* formac_keys = (unsigned long long*)(formac_counts + formac_chunks + 1);\n" +
-                  in + "long long* formac_idx = (long long*)(formac_keys + formac_p);\n" +
-                  in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(formac_s, 0, " + str(kState) + " * sizeof(long long), stream), return 1);\n";
+  long long k = r.stage->reduction.bins;
+  std::vector<HostStep> t;
+  Sizes z = hostSizes(r, s, t);
+  // The scratch: the state, a digit's histogram (above), the chunks' counts,
+  // then the candidates' keys and indices, formac_p of each.
+  int p = s.value("formac_p");
+  HostExpr counts = hc(kState + kDigitBins), keys = counts + hval(z.chunks) + hc(1), idx = keys + hval(p);
+  HostStep pVar = hvar(p, hc(1));  // the candidates' room: a power of two >= min(K, points)
+  pVar.constant = false;
+  t.push_back(pVar);
+  t.push_back(hwhile(hop(HostExpr::Less, {hval(p), hmin(hc(k), hval(z.len))}), {hassign(p, hval(p) * hc(2))}));
+  t.push_back(hmemset(scratchAt(r), hc(kState * 8)));
   std::vector<std::pair<int, int>> ds = digits(orderKey(elem).second);
   for (size_t i = 0; i < ds.size(); ++i) {
     int shift = ds[i].first, bits = ds[i].second;
-    t += in + "/* digit " + str(static_cast<long long>(i)) + ": key bits " + str(shift) + " .. " + str(shift + bits - 1) + " */\n" +
-         in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(formac_s + " + str(kState) + ", 0, " + str(kDigitBins) +
-         " * sizeof(long long), stream), return 1);\n" +
-         in + "if (formac_chunks > 0) {\n" +
-         rc::hostLaunch(r, r.name + "_digits", chunkGrid(),
-                        "formac_s, " + str(shift + bits) + ", " + str(shift) + ", " + str(bits), in + "  ") +
-         in + "  " + kCheck + in + "}\n" +
-         in + r.name + "_pick<<<1, 1024, 0, stream>>>(formac_s, " + (i == 0 ? "1" : "0") + ", " + str(bits) + ");\n" +
-         in + kCheck;
+    t.push_back(hmemset(scratchAt(r, hc(kState)), hc(kDigitBins * 8)));
+    t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_digits", hval(z.blocks),
+                                                        {scratchAt(r), intArg(shift + bits), intArg(shift), intArg(bits)})}));
+    t.push_back(hlaunch(rc::plainKernel(s, r.name + "_pick"), hc(1), {scratchAt(r), intArg(i == 0), intArg(bits)}, 1024));
   }
-  t += in + "if (formac_chunks > 0) {\n" +
-       rc::hostLaunch(r, r.name + "_take", chunkGrid(), "formac_s, " + cand, in + "  ") + in + "  " + kCheck +
-       rc::hostLaunch(r, r.name + "_tcount", chunkGrid(), "formac_s, formac_counts", in + "  ") + in + "  " + kCheck +
-       in + "  " + r.name + "_scan<<<1, 1024, 0, stream>>>(formac_counts, formac_chunks);\n" + in + "  " + kCheck +
-       rc::hostLaunch(r, r.name + "_twrite", chunkGrid(), "formac_s, formac_counts, " + cand, in + "  ") + in + "  " +
-       kCheck + in + "}\n" +
-       in + r.name + "_pad<<<" + flatGrid("formac_p") + ", 0, stream>>>(formac_s, " + cand + ", formac_p);\n" + in + kCheck +
-       in + "if (formac_p <= 2048) {\n" +
-       in + "  " + r.name + "_sort<<<1, 1024, 0, stream>>>(" + cand + ", (int)formac_p);\n" + in + "  " + kCheck +
-       in + "} else {\n" +
-       in + "  for (long long formac_k = 2; formac_k <= formac_p; formac_k *= 2)\n" +
-       in + "    for (long long formac_j = formac_k / 2; formac_j > 0; formac_j /= 2) {\n" +
-       in + "      " + r.name + "_step<<<" + flatGrid("formac_p") + ", 0, stream>>>(" + cand +
-       ", formac_p, formac_k, formac_j);\n" +
-       in + "      " + kCheck + in + "    }\n" + in + "}\n" +
-       in + r.name + "_out<<<" + flatGrid(k) + ", 0, stream>>>(formac_s, formac_idx, " + r.result + ");\n" + in + kCheck;
-  return t + "  }\n";
+  HostArg keysArg = scratchAt(r, keys, "unsigned long long*"), idxArg = scratchAt(r, idx);
+  t.push_back(hif(positive(z.chunks),
+                  {rc::hostLaunch(r, s, r.name + "_take", hval(z.blocks), {scratchAt(r), keysArg, idxArg}),
+                   rc::hostLaunch(r, s, r.name + "_tcount", hval(z.blocks), {scratchAt(r), scratchAt(r, counts)}),
+                   scanCounts(r, s, counts, z.chunks),
+                   rc::hostLaunch(r, s, r.name + "_twrite", hval(z.blocks), {scratchAt(r), scratchAt(r, counts), keysArg, idxArg})}));
+  t.push_back(hlaunch(rc::plainKernel(s, r.name + "_pad"), flatGrid(hval(p)), {scratchAt(r), keysArg, idxArg, val(hval(p))}));
+  // Sorted by (key desc, index asc): one block up to 2048, else a bitonic sort of the device.
+  int kk = s.value("formac_k"), jj = s.value("formac_j");
+  HostStep kVar = hvar(kk, hc(2)), jVar = hvar(jj, hval(kk) / hc(2));
+  kVar.constant = jVar.constant = false;
+  std::vector<HostStep> bitonic = {
+      kVar, hwhile(hop(HostExpr::LessEq, {hval(kk), hval(p)}),
+                   {jVar, hwhile(hop(HostExpr::Less, {hc(0), hval(jj)}),
+                                 {hlaunch(rc::plainKernel(s, r.name + "_step"), flatGrid(hval(p)),
+                                          {keysArg, idxArg, val(hval(p)), val(hval(kk)), val(hval(jj))}),
+                                  hassign(jj, hval(jj) / hc(2))}),
+                    hassign(kk, hval(kk) * hc(2))})};
+  HostArg pInt{HostArg::Int, 0, hval(p), ""};
+  t.push_back(hif(hop(HostExpr::LessEq, {hval(p), hc(2048)}),
+                  {hlaunch(rc::plainKernel(s, r.name + "_sort"), hc(1), {keysArg, idxArg, pInt}, 1024)}, std::move(bitonic)));
+  t.push_back(hlaunch(rc::plainKernel(s, r.name + "_out"), flatGrid(hc(k)), {scratchAt(r), idxArg, resultOf(r)}));
+  return hblock(r.stage->name + " = " + r.stage->origin + ": a radix select of the K-th key, the candidates, then sorted",
+                std::move(t));
 }
 
 }  // namespace
 
 bool isSelection(ReduceOp op) { return op == ReduceOp::Histogram || op == ReduceOp::Where || op == ReduceOp::TopK; }
 
-std::string selectScratchCuda(const Names& n, const ir::Stage& s) {
-  std::string len = reduceDomainPoints(n, s);
-  std::string chunks = "((" + len + " + " + str(ir::kSumChunk - 1) + ") / " + str(ir::kSumChunk) + ")";
+HostExpr selectScratchCuda(const ir::Stage& s) {
+  HostExpr len = reduceDomainPointsHost(s), chunks = ceilDiv(len, ir::kSumChunk);
   switch (s.reduction.op) {
-    case ReduceOp::Histogram:
-      return smallTable(elementOf(s)) ? "(long long)32768  /* a 16-bit value's bin, int */" : "(long long)1";
-    case ReduceOp::Where: return "(" + chunks + " + 1)";
-    default: {
-      std::string k = K(s);
-      return "(" + str(kState + kDigitBins) + " + " + chunks + " + 1 + 4 * formac_maxll(1, formac_minll(" + k + ", " +
-             len + ")))";
-    }
+    case ReduceOp::Histogram: return hc(smallTable(elementOf(s)) ? 32768 : 1);  // a 16-bit value's bin, int
+    case ReduceOp::Where: return chunks + hc(1);
+    default: return hc(kState + kDigitBins) + chunks + hc(1) + hc(4) * hmax(hc(1), hmin(hc(s.reduction.bins), len));
   }
 }
 
@@ -535,11 +536,11 @@ std::string emitSelectKernelsCuda(const ReduceCuda& r) {
   }
 }
 
-std::string emitSelectLaunchCuda(const ReduceCuda& r) {
+HostStep scheduleSelectCuda(const ReduceCuda& r, LaunchSchedule& s) {
   switch (r.stage->reduction.op) {
-    case ReduceOp::Histogram: return histogramLaunch(r);
-    case ReduceOp::Where: return whereLaunch(r);
-    default: return topkLaunch(r);
+    case ReduceOp::Histogram: return histogramSchedule(r, s);
+    case ReduceOp::Where: return whereSchedule(r, s);
+    default: return topkSchedule(r, s);
   }
 }
 

@@ -34,9 +34,9 @@
 namespace formac::codegen {
 
 bool isSelection(ir::ReduceOp op);  // histogram, where, topk
-// The scratch of such a stage: this many long long (a host expression).
-std::string selectScratchCuda(const Names& n, const ir::Stage& s);
+// The scratch of such a stage: this many long long.
+HostExpr selectScratchCuda(const ir::Stage& s);
 std::string emitSelectKernelsCuda(const ReduceCuda& r);
-std::string emitSelectLaunchCuda(const ReduceCuda& r);
+HostStep scheduleSelectCuda(const ReduceCuda& r, LaunchSchedule& s);
 
 }  // namespace formac::codegen

@@ -32,6 +32,7 @@ using CUstream = struct CUstream_st*;
 using nvrtcResult = int;  // NVRTC_SUCCESS = 0
 using nvrtcProgram = struct _nvrtcProgram*;
 
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -59,6 +60,7 @@ struct Driver {
   CUresult (*cuMemsetD8)(CUdeviceptr pointer, unsigned char value, size_t count);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr to, const void* from, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void* to, CUdeviceptr from, size_t bytes);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, size_t count, CUstream stream);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
                              unsigned blockY, unsigned blockZ, unsigned sharedBytes, CUstream stream,
                              void** params, void** extra);

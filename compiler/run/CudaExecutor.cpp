@@ -4,8 +4,9 @@
 // or the CUDA Toolkit's headers.
 //
 // codegen::generateCudaKernels gives the kernels alone (templates over the
-// index type, no host code) and how to launch them; this file is the host
-// code the generated .cu would otherwise hold:
+// index type, no host code) and the host's work as data (a LaunchSchedule);
+// this file and CudaSchedule.cpp are the host code the generated .cu would
+// otherwise hold:
 //   compile  NVRTC, for the GPU's architecture (a CUBIN; PTX when NVRTC does
 //            not know the GPU), `kernel<int>` and `kernel<long long>` of
 //            every launch as name expressions, and `kernel<int, b>` for each
@@ -18,11 +19,13 @@
 //            most kTightLocalBytes: cuFuncGetAttribute) for int indices, else
 //            kernel<int>, as the generated create() chooses.
 //   prepare  a device buffer per stage that needs one, zeroed once (points a
-//            stage does not compute stay 0) and kept between runs.
-//   run      inputs host -> device, every launch in order on the default
-//            stream (grid and block as CodeGen_CUDA.h says), outputs device
-//            -> host, then a synchronisation; every CUDA error is a UserError
-//            with the driver's message.
+//            stage does not compute stay 0), and the schedule's scratch
+//            buffers, kept between runs.
+//   run      inputs host -> device, the schedule enqueued on the default
+//            stream (enqueue: its steps interpreted, CudaSchedule.h), outputs
+//            device -> host (a reduction's value too), then a
+//            synchronisation; every CUDA error is a UserError with the
+//            driver's message.
 // Everything runs in GPU 0's primary context.
 #include <algorithm>
 #include <array>
@@ -35,6 +38,7 @@
 #include "run/Bindings.h"
 #include "run/CompileCache.h"
 #include "run/CudaDriver.h"
+#include "run/CudaSchedule.h"
 #include "run/Executor.h"
 
 #ifndef FORMAC_VERSION
@@ -59,7 +63,7 @@ struct Gpu {
   const Driver& d;
   CUdevice device = 0;
   CUcontext context = nullptr;
-  int major = 0, minor = 0;
+  int major = 0, minor = 0, sms = 1;
   std::string name;
 
   explicit Gpu(const Driver& driver) : d(driver) {
@@ -77,6 +81,7 @@ struct Gpu {
             "cuDeviceGetAttribute");
     d.check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
             "cuDeviceGetAttribute");
+    d.check(d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute");
     d.check(d.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
     if (CUresult r = d.cuCtxSetCurrent(context)) {
       d.cuDevicePrimaryCtxRelease(device);
@@ -116,10 +121,10 @@ bool unpackEntry(const std::string& bytes, size_t names, NvrtcOutput& c) {
   return !c.image.empty();
 }
 
-// Where a launch's instantiations are among the name expressions.
-struct LaunchNames {
-  size_t intForm = 0, longForm = 0;
-  std::vector<size_t> tight;  // kernel<int, b> for each of CudaLaunch::tightBlocks
+// Where a kernel's functions are among the name expressions.
+struct KernelNames {
+  size_t intForm = 0, longForm = 0;  // a plain kernel: intForm only
+  std::vector<size_t> tight;         // kernel<int, b> for each of HostKernel::tightBlocks
 };
 
 class CudaExecutor : public Executor {
@@ -133,55 +138,56 @@ class CudaExecutor : public Executor {
     if (module_) d_.cuModuleUnload(module_);
   }
 
-  // Loads the compiled module; functions_[i] are launch i's int and
-  // <long long> kernels, `lowered[names[i].*]` their names. Returns a note
+  // Loads the compiled module; kernels_[i] are schedule kernel i's int and
+  // <long long> functions, `lowered[names[i].*]` their names. Returns a note
   // per kernel that runs a tight form.
   std::vector<std::string> load(const std::string& image, const std::vector<std::string>& lowered,
-                                const std::vector<LaunchNames>& names) {
+                                const std::vector<KernelNames>& names) {
     d_.check(d_.cuModuleLoadData(&module_, image.c_str()), "loading the compiled kernels (cuModuleLoadData)");
     std::vector<std::string> notes;
     int optin = -1;
-    for (size_t i = 0; i < k_.launches.size(); ++i) {
-      const codegen::CudaLaunch& l = k_.launches[i];
+    for (size_t i = 0; i < k_.schedule.kernels.size(); ++i) {
+      const codegen::HostKernel& l = k_.schedule.kernels[i];
       auto function = [&](size_t name) {
         CUfunction fn = nullptr;
-        d_.check(d_.cuModuleGetFunction(&fn, module_, lowered[name].c_str()), "cuModuleGetFunction " + l.kernel);
+        d_.check(d_.cuModuleGetFunction(&fn, module_, lowered[name].c_str()), "cuModuleGetFunction " + l.name);
         return fn;
       };
-      std::array<CUfunction, 2> f{function(names[i].intForm), function(names[i].longForm)};
-      std::string form = "int";
+      cuda::LoadedKernel f;
+      f.f[0] = function(names[i].intForm);
+      if (l.templated) f.f[1] = function(names[i].longForm);
       for (size_t t = 0; t < names[i].tight.size(); ++t) {
         CUfunction fn = function(names[i].tight[t]);
         int localBytes = -1;
         d_.check(d_.cuFuncGetAttribute(&localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
-                 "cuFuncGetAttribute " + l.kernel);
+                 "cuFuncGetAttribute " + l.name);
         if (localBytes > codegen::kTightLocalBytes) {
-          notes.push_back("cuda: " + l.kernel + "'s <int, " + std::to_string(l.tightBlocks[t]) + "> form uses " +
+          notes.push_back("cuda: " + l.name + "'s <int, " + std::to_string(l.tightBlocks[t]) + "> form uses " +
                           std::to_string(localBytes) + " bytes of local memory (spills): not run");
           continue;
         }
-        f[0] = fn;
-        form = "int, " + std::to_string(l.tightBlocks[t]);
-        notes.push_back("cuda: " + l.kernel + " runs its <" + form + "> form (" + std::to_string(l.tightBlocks[t]) +
+        f.f[0] = fn;
+        f.intForm = "int, " + std::to_string(l.tightBlocks[t]);
+        notes.push_back("cuda: " + l.name + " runs its <" + f.intForm + "> form (" + std::to_string(l.tightBlocks[t]) +
                         " blocks per SM, " +
                         (localBytes ? std::to_string(localBytes) + " bytes of local memory" : std::string("no spills")) +
                         ")");
         break;
       }
-      functions_.push_back(f);
-      intForms_.push_back(form);
+      kernels_.push_back(f);
       if (l.sharedBytes <= 48 * 1024) continue;
       if (optin < 0)
         d_.check(d_.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, gpu_->device),
                  "cuDeviceGetAttribute");
       if (l.sharedBytes > optin)
-        throw UserError("cuda: kernel " + l.kernel + " needs " + std::to_string(l.sharedBytes) +
+        throw UserError("cuda: kernel " + l.name + " needs " + std::to_string(l.sharedBytes) +
                         " bytes of shared memory per block, but " + gpu_->name + " allows " + std::to_string(optin) +
                         " (try --no-fuse)");
-      for (CUfunction fn : f)
-        d_.check(
-            d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.sharedBytes)),
-            "cuFuncSetAttribute " + l.kernel);
+      for (CUfunction fn : f.f)
+        if (fn)
+          d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(l.sharedBytes)),
+                   "cuFuncSetAttribute " + l.name);
     }
     return notes;
   }
@@ -190,23 +196,26 @@ class CudaExecutor : public Executor {
     gpu_->makeCurrent();
     freeBuffers();
     const ir::Pipeline& p = *p_;
-    paramsLong_ = params;
-    paramsInt_.assign(params.begin(), params.end());
+    params_ = params;
     extents_.clear();
+    auto small = [](long long points) { return points < codegen::CudaKernels::kIntIndexLimit; };
     intIndex_ = true;
     for (const auto& s : p.stages) {
       extents_.push_back(stageExtent(p, s.id, params));
       long long points = 1;
       for (long long n : extents_.back()) points = n > 0 && points > (1LL << 62) / n ? (1LL << 62) : points * n;
-      intIndex_ = intIndex_ && points < codegen::CudaKernels::kIntIndexLimit;
+      intIndex_ = intIndex_ && small(points);
     }
+    for (const auto& e : k_.schedule.indexedPoints)
+      intIndex_ = intIndex_ && small(codegen::evaluate(e, {}, params, gpu_->sms));
     buffers_.assign(p.stages.size(), 0);
-    for (int id : k_.buffers) {
-      size_t bytes = bytesOf(id);
-      CUdeviceptr& b = buffers_[static_cast<size_t>(id)];
-      d_.check(d_.cuMemAlloc(&b, bytes + 16),
-               "allocating " + std::to_string(bytes) + " bytes for image '" + stage(id).name + "' (cuMemAlloc)");
-      d_.check(d_.cuMemsetD8(b, 0, bytes + 16), "cuMemsetD8");
+    for (int id : k_.buffers) allocate(buffers_[static_cast<size_t>(id)], bytesOf(id), "image '" + stage(id).name + "'");
+    std::vector<long long> counts = cuda::scratchCounts(k_.schedule, params, gpu_->sms);
+    scratch_.assign(counts.size(), 0);
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const codegen::HostScratch& b = k_.schedule.scratch[i];
+      allocate(scratch_[i], static_cast<size_t>(std::max(counts[i], 0LL)) * static_cast<size_t>(b.elementBytes),
+               "the scratch " + b.member);
     }
   }
 
@@ -223,28 +232,7 @@ class CudaExecutor : public Executor {
                  "copying input '" + stage(a.index).name + "' to the GPU (cuMemcpyHtoD)");
       }
     }
-    std::vector<void*> values;
-    for (size_t i = 0; i < k_.launches.size(); ++i) {
-      const codegen::CudaLaunch& l = k_.launches[i];
-      unsigned grid[3], block[3];
-      if (!shape(l, grid, block)) continue;
-      values.clear();
-      for (const auto& a : l.args) {
-        size_t at = static_cast<size_t>(a.index);
-        if (a.kind == codegen::CudaKernelArg::Stage) {
-          buffer(a.index);  // checks that it exists
-          values.push_back(&buffers_[at]);
-        } else if (a.kind == codegen::CudaKernelArg::Scalar) {
-          values.push_back(scalars.at(at));
-        } else {
-          values.push_back(intIndex_ ? static_cast<void*>(&paramsInt_.at(at)) : &paramsLong_.at(at));
-        }
-      }
-      CUfunction f = functions_[i][intIndex_ ? 0 : 1];
-      d_.check(d_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                 static_cast<unsigned>(l.sharedBytes), nullptr, values.data(), nullptr),
-               "launching " + l.kernel + "<" + (intIndex_ ? intForms_[i] : "long long") + "> (cuLaunchKernel)");
-    }
+    enqueue(buffers_, scalars, nullptr);
     for (size_t i = 0; i < p.outputs.size(); ++i) {
       int id = p.outputs[i];
       if (size_t bytes = bytesOf(id))
@@ -252,6 +240,21 @@ class CudaExecutor : public Executor {
                  "running the kernels and copying output '" + stage(id).name + "' to the host (cuMemcpyDtoH)");
     }
     d_.check(d_.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  // One run's device work on `stream`, on these stage buffers (per stage
+  // id; every stage of CudaKernels::buffers has one) and scalars.
+  void enqueue(const std::vector<CUdeviceptr>& stages, const std::vector<void*>& scalars, CUstream stream) const {
+    cuda::DeviceRun r;
+    r.schedule = &k_.schedule;
+    r.kernels = &kernels_;
+    r.stages = stages;
+    r.scratch = scratch_;
+    r.scalars = scalars;
+    r.params = params_;
+    r.intIndex = intIndex_;
+    r.sms = gpu_->sms;
+    cuda::enqueueSchedule(d_, r, stream);
   }
 
  private:
@@ -266,42 +269,15 @@ class CudaExecutor : public Executor {
     if (!b) throw InternalError("cuda: stage " + stage(id).name + " has no device buffer");
     return b;
   }
-  void freeBuffers() {
-    for (CUdeviceptr& b : buffers_)
-      if (b) d_.cuMemFree(b), b = 0;
+  void allocate(CUdeviceptr& b, size_t bytes, const std::string& what) {
+    d_.check(d_.cuMemAlloc(&b, bytes + 16),
+             "allocating " + std::to_string(bytes) + " bytes for " + what + " (cuMemAlloc)");
+    d_.check(d_.cuMemsetD8(b, 0, bytes + 16), "cuMemsetD8");
   }
-
-  // The grid and block of launch `l` (CodeGen_CUDA.h); false when its
-  // extent is empty.
-  bool shape(const codegen::CudaLaunch& l, unsigned grid[3], unsigned block[3]) const {
-    const std::vector<long long>& n = extents_.at(static_cast<size_t>(l.extentStage));
-    for (long long e : n)
-      if (e <= 0) return false;
-    auto ceilDiv = [](long long a, long long b) { return (a + b - 1) / b; };
-    auto clamp = [](long long v, long long most) { return static_cast<unsigned>(std::min(v, most)); };
-    size_t r = n.size();
-    grid[0] = grid[1] = grid[2] = block[0] = block[1] = block[2] = 1;
-    if (!l.tile.empty()) {  // fused: one tile of {rows, cols} per block, no striding
-      long long x = ceilDiv(n[1], l.tile[1]), y = ceilDiv(n[0], l.tile[0]);
-      if (x > 2147483647LL || y > 65535)
-        throw UserError("cuda: image '" + stage(l.extentStage).name + "' is too large for the fused kernel " +
-                        l.kernel + " (" + std::to_string(y) + " x " + std::to_string(x) +
-                        " tiles; at most 65535 rows of tiles): use --no-fuse");
-      block[0] = 32, block[1] = 8;
-      grid[0] = static_cast<unsigned>(x);
-      grid[1] = static_cast<unsigned>(y);
-    } else if (r == 1) {
-      block[0] = 256;
-      grid[0] = clamp(ceilDiv(n[0], 256), 1LL << 30);
-    } else if (r >= 2) {
-      long long outer = 1;
-      for (size_t d = 0; d + 2 < r; ++d) outer = std::min(outer * n[d], 65535LL);
-      block[0] = 32, block[1] = 8;
-      grid[0] = clamp(ceilDiv(n[r - 1], 32), 1LL << 30);
-      grid[1] = clamp(ceilDiv(n[r - 2], 8), 65535);
-      grid[2] = clamp(outer, 65535);
-    }
-    return true;
+  void freeBuffers() {
+    for (auto* list : {&buffers_, &scratch_})
+      for (CUdeviceptr& b : *list)
+        if (b) d_.cuMemFree(b), b = 0;
   }
 
   std::shared_ptr<const ir::Pipeline> p_;
@@ -309,12 +285,11 @@ class CudaExecutor : public Executor {
   std::shared_ptr<Gpu> gpu_;
   const Driver& d_;
   CUmodule module_ = nullptr;
-  std::vector<std::array<CUfunction, 2>> functions_;  // per launch: the int form it runs, <long long>
-  std::vector<std::string> intForms_;                 // per launch: that int form's template arguments
-  std::vector<std::vector<long long>> extents_;       // per stage, for the prepared parameters
-  std::vector<CUdeviceptr> buffers_;                  // per stage; 0 when it has none
-  std::vector<long long> paramsLong_;
-  std::vector<int> paramsInt_;
+  std::vector<cuda::LoadedKernel> kernels_;      // per schedule kernel
+  std::vector<std::vector<long long>> extents_;  // per stage, for the prepared parameters
+  std::vector<CUdeviceptr> buffers_;             // per stage; 0 when it has none
+  std::vector<CUdeviceptr> scratch_;             // per schedule scratch
+  std::vector<long long> params_;
   bool intIndex_ = true;
 };
 
@@ -322,17 +297,6 @@ class CudaExecutor : public Executor {
 
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report) {
-  // The kernels-only form (CudaLaunch) has no host loop over a reduction's
-  // combining levels yet: refuse rather than leave the result 0.
-  for (const auto& s : p->stages)
-    if (s.kind == ir::Stage::Reduce)
-      throw UserError("--backend=cuda does not run reductions yet (" + ir::describeStage(*p, s.id) +
-                      "); the generated CUDA (--emit=cuda) and --backend=jit or eval do");
-  // Nor a scan's passes, each a kernel after a reset of its flags.
-  for (const auto& s : p->stages)
-    if (s.kind == ir::Stage::Scan)
-      throw UserError(s.loc, "--backend=cuda does not run scans and summed-area tables yet (" +
-                                 ir::describeStage(*p, s.id) + "); the generated CUDA (--emit=cuda) and --backend=eval do");
   auto t0 = Clock::now();
   const Driver& d = driver();
   auto gpu = std::make_shared<Gpu>(d);
@@ -347,24 +311,27 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
   codegen::CudaOptions co;
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
-  codegen::CudaKernels k = codegen::printCudaKernels(passes::lower(*p, passes::Target::cuda(o.fuse)), co);
-  // Name expressions: each kernel's instantiations, once.
+  // The schedule names the lowered pipeline's stages (fuse-reductions drops
+  // some); its inputs, outputs, scalars and parameters are the program's, in order.
+  passes::LoweredPipeline lowered = passes::lower(*p, passes::Target::cuda(o.fuse));
+  codegen::CudaKernels k = codegen::printCudaKernels(lowered, co);
+  p = std::make_shared<const ir::Pipeline>(std::move(lowered.pipeline));
+  // Name expressions: each kernel's instantiations (a plain kernel: its name).
   std::vector<std::string> names;
-  std::map<std::string, LaunchNames> first;
-  std::vector<LaunchNames> launchNames;
-  for (const auto& l : k.launches) {
-    if (!first.count(l.kernel)) {
-      LaunchNames& n = first[l.kernel];
-      n.intForm = names.size();
-      names.push_back(l.kernel + "<int>");
+  std::vector<KernelNames> kernelNames;
+  for (const auto& l : k.schedule.kernels) {
+    KernelNames n;
+    n.intForm = names.size();
+    names.push_back(l.templated ? l.name + "<int>" : l.name);
+    if (l.templated) {
       n.longForm = names.size();
-      names.push_back(l.kernel + "<long long>");
-      for (int b : l.tightBlocks) {
-        n.tight.push_back(names.size());
-        names.push_back(l.kernel + "<int, " + std::to_string(b) + ">");
-      }
+      names.push_back(l.name + "<long long>");
     }
-    launchNames.push_back(first[l.kernel]);
+    for (int b : l.tightBlocks) {
+      n.tight.push_back(names.size());
+      names.push_back(l.name + "<int, " + std::to_string(b) + ">");
+    }
+    kernelNames.push_back(n);
   }
 
   std::string arch = nvrtcArchitecture(n, gpu->major, gpu->minor);
@@ -394,14 +361,13 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
   }
 
   auto t2 = Clock::now();
-  size_t launches = k.launches.size();
+  size_t kernels = k.schedule.kernels.size();
   auto e = std::make_unique<CudaExecutor>(std::move(p), std::move(k), gpu);
-  for (auto& note : e->load(compiled.image, compiled.lowered, launchNames)) report.notes.push_back(note);
+  for (auto& note : e->load(compiled.image, compiled.lowered, kernelNames)) report.notes.push_back(note);
   auto count = [](size_t n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
   };
-  report.notes.push_back("cuda: module loaded: " + count(first.size(), "kernel") + ", " +
-                         count(launches, "launch") + " per run (" + took(t2) + ")");
+  report.notes.push_back("cuda: module loaded: " + count(kernels, "kernel") + " (" + took(t2) + ")");
   return e;
 }
 

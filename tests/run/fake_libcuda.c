@@ -5,7 +5,8 @@
    stay as the zeroed buffers left them.
      FAKE_CUDA_DEVICES=1      one sm_90 GPU; otherwise cuInit says there is none
      FAKE_CUDA_FAIL=NAME      cuMemAlloc or cuLaunchKernel fails
-     FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes
+     FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes;
+                              and per cuMemsetD8Async: "memset BYTES"
      FAKE_CUDA_SPILLS=A,B:8   functions whose lowered name contains A or B report
                               local memory to cuFuncGetAttribute: 16 bytes (spills),
                               or as many as follow a colon
@@ -62,6 +63,7 @@ CUresult cuDeviceGetName(char* name, int length, int device) {
 CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
   (void)device;
   switch (attribute) {
+    case 16: *value = 132; return 0;     /* an H100's multiprocessors */
     case 75: *value = 9; return 0;       /* compute capability 9.0 */
     case 76: *value = 0; return 0;
     case 97: *value = 232448; return 0;  /* an H100's opt-in shared memory per block */
@@ -147,6 +149,19 @@ CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
 CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
   memset((void*)(uintptr_t)p, v, n);
+  return 0;
+}
+/* Zeroes like the real one (the stream is ignored: everything here is synchronous). */
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void* stream) {
+  const char* log = getenv("FAKE_CUDA_LOG");
+  FILE* out = log ? fopen(log, "a") : NULL;
+  (void)stream;
+  if (!p || !n) return INVALID_VALUE;
+  memset((void*)(uintptr_t)p, v, n);
+  if (out) {
+    fprintf(out, "memset %zu\n", n);
+    fclose(out);
+  }
   return 0;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void* from, size_t n) {

@@ -622,18 +622,68 @@ TEST_F(RunCli, ErrorCudaWithoutNvrtc) {
       << r.output;
 }
 
-// Scans have no launch form for NVRTC yet: an error at the scan, before
-// the driver is asked for anything.
-TEST_F(RunReductions, CudaRefusesScansWhereTheyAre) {
-  writeFile(scratch("sat.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nt = sat(a);\nreturn t;\n");
-  CommandResult r = cudaRun(quote(scratch("sat.idsl")) + " -i " + quote(scratch("a35.npy")) + " -o " +
-                                quote(scratch("t.npy")),
-                            "FAKE_CUDA_DEVICES=1");
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("sat.idsl:3:5: error: --backend=cuda does not run scans and summed-area tables yet "
-                          "('t'); the generated CUDA (--emit=cuda) and --backend=eval do"),
-            std::string::npos)
-      << r.output;
+// Reductions and scans run from the launch schedule (codegen/LaunchSchedule.h)
+// on the fake GPU: the log shows each launch's grid and block and each
+// scratch reset, as the schedule computes them for a 512 x 512 image.
+TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
+  writeFile(scratch("sum_sat.idsl"),
+            "parameter M, N;\nvector#2 float a[M,N];\ns = sum(a);\nt = sat(a);\nreturn t, s;\n");
+  std::string log = scratch("sum_sat_launches.txt");
+  CommandResult r = cudaRun(quote(scratch("sum_sat.idsl")) + " -i " + quote(kCamera) + " -o " +
+                                quote(scratch("t.pfm")),
+                            "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log));
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The kernels do nothing: the scalar is the zeroed buffer, copied back.
+  EXPECT_NE(r.output.find("s = 0\n"), std::string::npos) << r.output;
+  std::string launches = readFile(log);
+  // 262144 points: 128 chunks, a warp each (16 blocks of 256); one level
+  // combines the 128 partials; one thread writes the value.
+  // sat: along dimension 1, 512 lines of 64 runs, 4 lines a tile (128
+  // tiles of 256 threads), the counter reset (8 bytes); along dimension 0,
+  // 16 tiles of 32 columns x 8 tiles down (128 tiles of 32 x 8 threads),
+  // the counter and 512 columns x 15 groups' flags reset.
+  std::vector<std::string> expected = {"_chunks", " grid 16 1 1 block 256 1 1 shared 0\n",
+                                       "_level", " grid 1 1 1 block 256 1 1 shared 0\n",
+                                       "_result", " grid 1 1 1 block 1 1 1 shared 0\n",
+                                       "memset 8\n", "_dim1", " grid 128 1 1 block 256 1 1 shared 0\n",
+                                       "memset 61448\n", "_dim0", " grid 128 1 1 block 32 8 1 shared 0\n"};
+  size_t at = 0;
+  for (const auto& e : expected) {
+    size_t next = launches.find(e, at);
+    ASSERT_NE(next, std::string::npos) << "no '" << e << "' after byte " << at << " of\n" << launches;
+    at = next + e.size();
+  }
+  EXPECT_EQ(at, launches.size()) << launches;
+}
+
+// topk of more than 2048 candidates sorts them on the device: the host's
+// loop over the bitonic sort's stages (k = 2 .. 4096, j = k/2 .. 1: 78
+// steps) and the radix select's 3 digits of a float's 32-bit key.
+TEST_F(RunReductions, CudaTopkLoopsOverTheSortsSteps) {
+  writeFile(scratch("top.idsl"), "parameter M, N;\nvector#2 float a[M,N];\nt = topk(a, 4096);\nreturn t;\n");
+  std::string log = scratch("top_launches.txt");
+  CommandResult r = cudaRun(quote(scratch("top.idsl")) + " -i " + quote(kCamera) + " -o " + quote(scratch("top.npy")),
+                            "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log));
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string launches = readFile(log);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = launches.find(what); at != std::string::npos; at = launches.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("_step"), 78u) << launches;
+  EXPECT_EQ(count("_sort"), 0u) << launches;
+  EXPECT_EQ(count("_pick"), 3u) << launches;
+  // The bitonic steps: 4096 candidates, 16 blocks of 256.
+  EXPECT_NE(launches.find("_step"), std::string::npos);
+  EXPECT_NE(launches.find(" grid 16 1 1 block 256 1 1 shared 0\n", launches.find("_step")), std::string::npos)
+      << launches;
+  // The chunk kernels: 128 chunks, 8 warps a block: 16 blocks (under 8 per SM of the fake's 132).
+  EXPECT_NE(launches.find("_digits"), std::string::npos);
+  EXPECT_EQ(launches.compare(launches.find(" grid", launches.find("_digits")), 35, " grid 16 1 1 block 256 1 1 shared 0"), 0)
+      << launches;
 }
 
 // The host side on the fake GPU: NVRTC, the cache, every launch's shape;

@@ -1,17 +1,20 @@
 // NVRTC on the kernels-only CUDA of `formac run --backend=cuda`, no GPU
-// needed: every example and compat program, fused and unfused, is given to
-// codegen::generateCudaKernels and the source compiled by NVRTC to PTX
-// (compute_90), with every launch's kernel<int> and kernel<long long>
-// resolved to its lowered name and present in the PTX. This is what
-// catches a kernels-only source NVRTC rejects (an include, host code), and
-// a launch description that does not match the source. Also: the launch
-// descriptions are consistent, NVRTC's errors and architecture choice.
+// needed: every example without a `do` loop, every compat program, the GPU
+// suite's reductions and the scan seeds of the fuzzer, fused and unfused, are
+// given to codegen::generateCudaKernels and the source compiled by NVRTC to
+// PTX (compute_90), with every schedule kernel's kernel<int> and kernel<long
+// long> (a plain kernel: its name) resolved to its lowered name and present
+// in the PTX. This is what catches a kernels-only source NVRTC rejects (an
+// include, host code, a limit macro), and a schedule that does not match the
+// source. Also: the schedule's references are consistent, NVRTC's errors and
+// architecture choice.
 // Every test skips when libnvrtc cannot be loaded (CI without CUDA).
 #include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "RunTestSupport.h"
@@ -60,9 +63,13 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) { *os << c.path << (c.fuse ? "" : " --no-fuse"); }
 std::vector<Case> cases() {
   std::vector<std::string> programs;
-  for (const char* example : {"blur", "canny", "harris", "pyramid", "threshold8", "unsharp"})
+  for (const char* example : {"adaptive_threshold", "blur", "boxfilter", "canny", "equalize", "harris", "normalize",
+                              "otsu", "pyramid", "stats", "threshold8", "unsharp"})
     programs.push_back(kSource + "/examples/" + example + "/" + example + ".idsl");
   for (const auto& f : idslFiles(kSource + "/tests/compat")) programs.push_back(f);
+  programs.push_back(kSource + "/tests/gpu/reductions.idsl");
+  for (const char* seed : {"scan_box_filter", "scan_ranks"})
+    programs.push_back(kSource + "/tests/fuzz/seeds/" + seed + ".idsl");
   std::vector<Case> c;
   for (const auto& p : programs) c.push_back({p, true}), c.push_back({p, false});
   return c;
@@ -71,11 +78,16 @@ std::vector<Case> cases() {
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   std::string base = info.param.path.substr(info.param.path.find_last_of('/') + 1);
   base = base.substr(0, base.find('.'));
-  bool example = info.param.path.find("/examples/") != std::string::npos;
-  return (example ? "example_" : "compat_") + base + (info.param.fuse ? "_fused" : "_unfused");
+  const std::string& path = info.param.path;
+  std::string kind = path.find("/examples/") != std::string::npos ? "example_"
+                     : path.find("/compat/") != std::string::npos ? "compat_"
+                                                                   : "test_";
+  return kind + base + (info.param.fuse ? "_fused" : "_unfused");
 }
 
-codegen::CudaKernels kernelsOf(const Case& c, CompiledPipeline& compiled) {
+// The kernels of a case and, in `lowered`, the pipeline their schedule's
+// stage ids name (fuse-reductions drops stages).
+codegen::CudaKernels kernelsOf(const Case& c, CompiledPipeline& compiled, ir::Pipeline* lowered = nullptr) {
   CompileOptions o;
   o.backend = Backend::Eval;
   o.sourcePath = c.path;
@@ -85,7 +97,10 @@ codegen::CudaKernels kernelsOf(const Case& c, CompiledPipeline& compiled) {
   co.kernelName = compiled.name();
   co.sourcePath = c.path;
   co.fuse = c.fuse;
-  return codegen::generateCudaKernels(compiled.pipeline(), co);
+  passes::LoweredPipeline l = passes::lower(compiled.pipeline(), passes::Target::cuda(c.fuse));
+  codegen::CudaKernels k = codegen::printCudaKernels(l, co);
+  if (lowered) *lowered = std::move(l.pipeline);
+  return k;
 }
 
 class NvrtcProgram : public ::testing::TestWithParam<Case> {};
@@ -93,8 +108,8 @@ class NvrtcProgram : public ::testing::TestWithParam<Case> {};
 TEST_P(NvrtcProgram, CompilesAndResolvesEveryLaunch) {
   REQUIRE_NVRTC();
   CompiledPipeline compiled;
-  codegen::CudaKernels k = kernelsOf(GetParam(), compiled);
-  const ir::Pipeline& p = compiled.pipeline();
+  ir::Pipeline p;
+  codegen::CudaKernels k = kernelsOf(GetParam(), compiled, &p);
   // (No launches: a program whose outputs are its inputs.)
   EXPECT_EQ(k.source.find("#include"), std::string::npos) << "the kernels-only source has an #include";
 
@@ -107,28 +122,35 @@ TEST_P(NvrtcProgram, CompilesAndResolvesEveryLaunch) {
       EXPECT_TRUE(buffers.count(in.index)) << "input " << in.index;
     }
   }
+  // Every step's references: kernels, stages with buffers, scalars,
+  // parameters, scratch buffers, values.
+  const codegen::LaunchSchedule& sc = k.schedule;
+  std::function<void(const std::vector<codegen::HostStep>&)> check = [&](const std::vector<codegen::HostStep>& steps) {
+    for (const auto& st : steps) {
+      check(st.body);
+      check(st.orElse);
+      if (st.kind == codegen::HostStep::Var || st.kind == codegen::HostStep::Assign) {
+        EXPECT_LT(static_cast<size_t>(st.value), sc.values.size());
+      }
+      if (st.kind == codegen::HostStep::Launch) {
+        ASSERT_LT(static_cast<size_t>(st.kernel), sc.kernels.size());
+      }
+      for (const auto& a : st.args) {
+        size_t limit = a.kind == codegen::HostArg::Scalar    ? p.scalars.size()
+                       : a.kind == codegen::HostArg::Param   ? p.params.size()
+                       : a.kind == codegen::HostArg::Scratch ? sc.scratch.size()
+                                                             : p.stages.size();
+        EXPECT_LT(static_cast<size_t>(a.index), limit);
+        EXPECT_TRUE(a.kind != codegen::HostArg::Stage || buffers.count(a.index))
+            << "stage " << a.index << " has no buffer";
+      }
+    }
+  };
+  check(sc.steps);
   std::vector<std::string> names;
-  for (const auto& l : k.launches) {
-    ASSERT_GE(l.extentStage, 0);
-    ASSERT_LT(static_cast<size_t>(l.extentStage), p.stages.size());
-    const ir::Stage& s = p.stages[static_cast<size_t>(l.extentStage)];
-    EXPECT_GE(s.rank(), 1) << l.kernel;
-    if (!l.tile.empty()) {
-      EXPECT_EQ(l.tile.size(), 2u) << l.kernel;
-      EXPECT_EQ(s.rank(), 2) << l.kernel;
-    }
-    for (const auto& a : l.args) {
-      size_t limit = a.kind == codegen::CudaKernelArg::Scalar  ? p.scalars.size()
-                     : a.kind == codegen::CudaKernelArg::Param ? p.params.size()
-                                                               : p.stages.size();
-      EXPECT_LT(static_cast<size_t>(a.index), limit) << l.kernel;
-      EXPECT_TRUE(a.kind != codegen::CudaKernelArg::Stage || buffers.count(a.index))
-          << l.kernel << ": stage " << a.index << " has no buffer";
-    }
-    if (std::find(names.begin(), names.end(), l.kernel + "<int>") == names.end()) {
-      names.push_back(l.kernel + "<int>");
-      names.push_back(l.kernel + "<long long>");
-    }
+  for (const auto& kn : sc.kernels) {
+    names.push_back(kn.templated ? kn.name + "<int>" : kn.name);
+    if (kn.templated) names.push_back(kn.name + "<long long>");
   }
 
   run::cuda::NvrtcOutput out = run::cuda::compileWithNvrtc(*nv, k.source, compiled.name() + ".cu", names, "compute_90");
@@ -149,7 +171,7 @@ TEST(Nvrtc, MakesACubinForAKnownGpu) {
   EXPECT_EQ(arch, "sm_90");
   CompiledPipeline compiled;
   codegen::CudaKernels k = kernelsOf({kSource + "/examples/blur/blur.idsl", true}, compiled);
-  std::vector<std::string> names = {k.launches[0].kernel + "<int>"};
+  std::vector<std::string> names = {k.schedule.kernels.at(0).name + "<int>"};
   run::cuda::NvrtcOutput out = run::cuda::compileWithNvrtc(*nv, k.source, "blur.cu", names, arch);
   EXPECT_TRUE(out.cubin);
   EXPECT_EQ(out.image.compare(0, 4, "\177ELF"), 0) << "not an ELF file";
