@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/CudaLaunches.h"
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
@@ -29,7 +30,8 @@ constexpr long long kDefaultSharedBytes = passes::kCudaDefaultSharedBytes;
 class CudaGen {
  public:
   CudaGen(const passes::LoweredPipeline& l, const CudaOptions& o)
-      : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups) {}
+      : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups),
+        program_{&p_, &n_, &groups_, o.kernelName} {}
 
   GeneratedCuda run() {
     GeneratedCuda g;
@@ -144,78 +146,10 @@ class CudaGen {
   }
 
  private:
-  // ------------------------------------------------------------ the host's schedule
-  // The host's work (LaunchSchedule.h): a Block step per group, in order.
-  // The .cu prints the steps of reductions and scans; fused and unfused
-  // stages print their own launches (launchFused, launchStage) with the
-  // grids described here.
+  // The host's work (CudaLaunches.h), built once.
   const LaunchSchedule& schedule() {
-    if (scheduled_) return schedule_;
-    scheduled_ = true;
-    LaunchSchedule& sc = schedule_;
-    for (const auto& g : groups_) {
-      if (g.fused()) {
-        HostKernel k;
-        k.name = fusedName(g);
-        k.sharedBytes = fusedSharedBytes(p_, g);
-        if (hasTightForm(g)) k.tightBlocks.assign(std::begin(kTightBlocks), std::end(kTightBlocks));
-        const ir::Stage& s = stage(g.sink);
-        HostStep l = hlaunch(sc.kernel(k), ceilDiv(hsize(s.extent[1]), g.tile[1]), argsOf(groupStages(g), g.sink), 32);
-        l.grid[1] = ceilDiv(hsize(s.extent[0]), g.tile[0]);
-        l.block[1] = hc(kThreads / 32);
-        sc.steps.push_back(hblock(fusedName(g), {l}));
-      } else if (stage(g.sink).kind == ir::Stage::Reduce) {
-        sc.indexedPoints.push_back(reduceDomainPointsHost(stage(g.sink)));
-        sc.steps.push_back(scheduleReduceCuda(reduceRequest(g.sink, &sc), sc));
-      } else if (stage(g.sink).kind == ir::Stage::Scan) {
-        sc.steps.push_back(scheduleScanCuda(scanRequest(g.sink, &sc), sc));
-      } else {
-        sc.steps.push_back(hblock(name(g.sink), stageSchedule(g.sink, sc)));
-      }
-    }
-    return sc;
-  }
-  // A kernel's arguments: the stages it reads, its scalars, its sink, the parameters.
-  std::vector<HostArg> argsOf(const std::vector<int>& stages, int sink) const {
-    std::vector<HostArg> a = inputsOf(stages);
-    a.push_back({HostArg::Stage, sink, {}, ""});
-    for (size_t i = 0; i < n_.param.size(); ++i) a.push_back({HostArg::Param, static_cast<int>(i), {}, ""});
-    return a;
-  }
-  std::vector<HostArg> inputsOf(const std::vector<int>& stages) const {
-    std::vector<HostArg> a;
-    for (int id : producersOf(p_, stages)) a.push_back({HostArg::Stage, id, {}, ""});
-    for (int i : scalarsOf(p_, stages)) a.push_back({HostArg::Scalar, i, {}, ""});
-    return a;
-  }
-  // An unfused stage's pieces, over its extent: rank 1: blocks of 256,
-  // min(ceil(n0 / 256), 2^30) of them; rank >= 2: blocks of 32 x 8, grid
-  // (min(ceil(n_last / 32), 2^30), min(ceil(n_(last-1) / 8), 65535),
-  // min(product of the other n, 65535)), or none when an extent is 0; the
-  // kernels' loops stride over the rest.
-  std::vector<HostStep> stageSchedule(int sid, LaunchSchedule& sc) const {
-    const ir::Stage& s = stage(sid);
-    size_t r = s.extent.size();
-    std::vector<HostStep> t;
-    for (size_t piece = 0; piece < s.pieces.size(); ++piece) {
-      HostKernel k;
-      k.name = kernelName(sid, piece);
-      HostExpr last = hsize(s.extent[r - 1]);
-      HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(last, r == 1 ? kThreads : 32), hc(1LL << 30)), argsOf({sid}, sid),
-                           r == 1 ? kThreads : 32);
-      if (r >= 2) {
-        HostExpr outer = hc(1), some = hop(HostExpr::Less, {hc(0), last});
-        for (size_t d = 0; d + 2 < r; ++d) {
-          outer = outer * hsize(s.extent[d]);
-          some = hop(HostExpr::And, {some, hop(HostExpr::Less, {hc(0), hsize(s.extent[d])})});
-        }
-        l.block[1] = hc(kThreads / 32);
-        l.grid[1] = hmin(ceilDiv(hsize(s.extent[r - 2]), kThreads / 32), hc(65535));
-        l.grid[2] = hop(HostExpr::Select, {some, hmin(outer, hc(65535)), hc(0)});
-      }
-      t.push_back(l);
-    }
-    return t;
+    if (!scheduled_) schedule_ = cudaLaunchSchedule(program_), scheduled_ = true;
+    return schedule_;
   }
   SchedulePrinter printer() const {
     SchedulePrinter pr;
@@ -318,9 +252,7 @@ class CudaGen {
   }
 
   // ------------------------------------------------------------ unfused kernels
-  std::string kernelName(int sink, size_t piece) const {
-    return K() + "_stage" + std::to_string(sink) + "_" + name(sink) + "_p" + std::to_string(piece);
-  }
+  std::string kernelName(int sink, size_t piece) const { return cudaStageKernelName(program_, sink, piece); }
 
   // One thread per point of each piece; grid-stride loops cover any size.
   std::string stageKernels(int sid) {
@@ -404,78 +336,16 @@ class CudaGen {
   // ------------------------------------------------------------ reductions
   bool hasReductions() const { return codegen::hasReductions(p_); }
 
-  // The kernels of a Reduce stage and their launches (Reduce_CUDA.h); with
-  // `sc`, its scratch joins the schedule.
-  ReduceCuda reduceRequest(int sid, LaunchSchedule* sc = nullptr) const {
-    ReduceCuda r;
-    r.pipeline = &p_;
-    r.stage = &stage(sid);
-    r.names = &n_;
-    r.name = K() + "_stage" + std::to_string(sid) + "_" + name(sid);
-    auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
-    for (int id : producersOf(p_, {sid}))
-      add(r.inputParams, "const " + cType(stage(id).type) + "* __restrict__ " + name(id));
-    for (int i : scalarsOf(p_, {sid}))
-      add(r.inputParams, std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
-                             n_.scalar[static_cast<size_t>(i)]);
-    r.inputs = inputsOf({sid});
-    if (sc && r.stage->kind == ir::Stage::Reduce)
-      r.partials = scratch(*sc, {"formac_partials" + std::to_string(sid), reducePartialType(*r.stage),
-                                 partialBytes(*r.stage), reduceScratchCuda(*r.stage), "its chunks' partials"});
-    return r;
-  }
-  static int partialBytes(const ir::Stage& s) {
-    ScalarKind elem = s.reduction.input.body.result->type.scalar;
-    switch (s.reduction.op) {
-      case ir::ReduceOp::Min:
-      case ir::ReduceOp::Max: return scalarSize(elem);
-      case ir::ReduceOp::Any:
-      case ir::ReduceOp::All: return 4;
-      default: return 8;
-    }
-  }
-  static int scratch(LaunchSchedule& sc, HostScratch b) {
-    sc.scratch.push_back(std::move(b));
-    return static_cast<int>(sc.scratch.size()) - 1;
-  }
+  ReduceCuda reduceRequest(int sid) const { return cudaReduceRequest(program_, sid, nullptr); }
   std::string reduceKernels(int sid) const { return stageComment(stage(sid)) + emitReduceKernelsCuda(reduceRequest(sid)); }
 
   // ------------------------------------------------------------ scans
-  // The kernels of a Scan stage and their launches (Scan_CUDA.h); with `sc`,
-  // its scratch joins the schedule: the values between a sat's passes, the
-  // published groups, the tile counter and the groups' flags.
-  ScanCuda scanRequest(int sid, LaunchSchedule* sc = nullptr) const {
-    ReduceCuda r = reduceRequest(sid);  // the same inputs and naming
-    ScanCuda c;
-    c.pipeline = &p_;
-    c.stage = &stage(sid);
-    c.names = &n_;
-    c.name = r.name;
-    c.inputParams = r.inputParams;
-    c.inputs = r.inputs;
-    if (!sc) return c;
-    const ir::Stage& s = stage(sid);
-    std::string A = scanAccumulationType(s), S = std::to_string(sid);
-    HostExpr groups = scanGroupCountCuda(s);
-    if (scanNeedsValues(s))
-      c.values = scratch(*sc, {"formac_scan_values" + S, A, 8, scanPointsCuda(s), "its values between passes"});
-    c.groups = scratch(*sc, {"formac_scan_groups" + S, A, 8, groups, "the groups its tiles publish"});
-    c.flags = scratch(*sc, {"formac_scan_flags" + S, "unsigned long long", 8, hc(1) + groups,
-                            "its tile counter, the groups' flags"});
-    return c;
-  }
+  ScanCuda scanRequest(int sid) const { return cudaScanRequest(program_, sid, nullptr); }
   std::string scanKernels(int sid) const { return stageComment(stage(sid)) + emitScanKernelsCuda(scanRequest(sid)); }
 
   // ------------------------------------------------------------ fused kernels
-  std::string fusedName(const passes::FusionGroup& g) const {
-    return K() + "_fused" + std::to_string(g.sink) + "_" + name(g.sink);
-  }
-  std::vector<int> groupStages(const passes::FusionGroup& g) const {
-    std::vector<int> ids;
-    for (const auto& m : g.members) ids.push_back(m.stage);
-    ids.push_back(g.sink);
-    return ids;
-  }
+  std::string fusedName(const passes::FusionGroup& g) const { return cudaFusedName(program_, g); }
+  std::vector<int> groupStages(const passes::FusionGroup& g) const { return cudaGroupStages(g); }
 
   std::string fusedKernel(const passes::FusionGroup& g) {
     FusedKernelRequest r;
@@ -507,7 +377,7 @@ class CudaGen {
 
   // Heavy fused kernels (the sweep) also have int forms for kTightBlocks
   // resident blocks per SM (FusedKernel_CUDA.h).
-  static bool hasTightForm(const passes::FusionGroup& g) { return g.fused() && !g.onePass; }
+  static bool hasTightForm(const passes::FusionGroup& g) { return cudaHasTightForm(g); }
   static std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
 
   // In create(): each heavy fused kernel runs its form for the most resident
@@ -753,6 +623,7 @@ class CudaGen {
   const CudaOptions& o_;
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
+  CudaProgram program_;
   LaunchSchedule schedule_;  // schedule(): built once
   bool scheduled_ = false;
 };

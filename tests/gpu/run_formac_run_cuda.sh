@@ -10,10 +10,15 @@
 # and on random gray images of awkward sizes (67x45, 1031x777, 16-bit
 # 130x97), and at 67x45 and 300x200 every compat program (tests/compat/*.idsl)
 # that formac run can feed with gray or RGB images (found by asking the
-# evaluator) and a program that needs over 48 KB of shared memory: the
-# evaluator's outputs (PFM, the raw values) against the CUDA backend's, fused
-# and --no-fuse, with cmp. Then one program twice in a fresh cache, to show
-# NVRTC once and a cache hit after. Prints a FAIL line per mismatch or failed
+# evaluator) and a program that needs over 48 KB of shared memory; the GPU
+# suite's reductions (tests/gpu/reductions.idsl: every op, histograms, where,
+# topk) and the fuzzer's scan seeds (tests/fuzz/seeds/scan_*.idsl: sat, scans
+# along each dimension) at 67x45, 1031x777, 16-bit 130x97 and 2053x2111 (over
+# 2048 chunks of 2048 points: two levels of partials): the evaluator's
+# outputs (PFM, the raw values) and printed scalars against the CUDA
+# backend's, fused and --no-fuse, with cmp. Programs with `do` loops, which
+# --backend=cuda refuses, are skipped. Then one program twice in a fresh
+# cache, to show NVRTC once and a cache hit after. Prints a FAIL line per mismatch or failed
 # run, then
 #   formac run cuda: P passed, F failed, S skipped in T s
 # (passed and failed count runs of a case, fused or unfused; skipped: cases
@@ -60,6 +65,7 @@ pnm P5 67 45 255 "$in/g67.pgm"
 pnm P5 300 200 255 "$in/g300.pgm"
 pnm P5 1031 777 255 "$in/g1031.pgm"
 pnm P5 130 97 65535 "$in/g16.pgm"
+pnm P5 2053 2111 255 "$in/g2053.pgm"
 pnm P6 67 45 255 "$in/rgb67.ppm"
 pnm P6 300 200 255 "$in/rgb300.ppm"
 # Six fused stages reaching 4 points out: over 48 KB of shared memory per
@@ -86,18 +92,20 @@ params() {  # the examples' scalar inputs
     harris) echo "-p k=0.04" ;;
     unsharp) echo "-p amount=1.5" ;;
     threshold8) echo "-p t=128" ;;
+    adaptive_threshold) echo "-p c=5" ;;
   esac
 }
 
-# check NAME PROGRAM OUTPUTS ARGS...: eval, then cuda fused and unfused, compared.
+# check NAME PROGRAM OUTPUTS ARGS...: eval, then cuda fused and unfused, compared
+# (the images, and the scalars printed on stdout).
 check() {
   local name=$1 program=$2 outputs=$3 o args variant v eval_args cuda_args log ok
   shift 3
   args="$*"
   eval_args=""
   for ((o = 0; o < outputs; o++)); do eval_args="$eval_args -o $out/$name.eval.$o.pfm"; done
-  if ! log=$("$formac" run "$program" $args $eval_args --backend=eval 2>&1); then
-    echo "skip $name: the evaluator: $(echo "$log" | tail -1)"
+  if ! "$formac" run "$program" $args $eval_args --backend=eval >"$out/$name.eval.stdout" 2>"$out/$name.eval.log"; then
+    echo "skip $name: the evaluator: $(tail -1 "$out/$name.eval.log")"
     return
   fi
   for variant in fused unfused; do
@@ -105,8 +113,12 @@ check() {
     [ $variant = unfused ] && v=--no-fuse
     cuda_args=""
     for ((o = 0; o < outputs; o++)); do cuda_args="$cuda_args -o $out/$name.$variant.$o.pfm"; done
-    if ! log=$("$formac" run "$program" $args $cuda_args --backend=cuda $v 2>&1); then
-      echo "FAIL $name $variant: formac run --backend=cuda failed: $log"
+    if ! "$formac" run "$program" $args $cuda_args --backend=cuda $v >"$out/$name.$variant.stdout" 2>"$out/$name.$variant.log"; then
+      if grep -q "'do' loops are not compiled to CUDA" "$out/$name.$variant.log"; then
+        echo "skip $name $variant: a do loop (--backend=cuda refuses them)"
+      else
+        echo "FAIL $name $variant: formac run --backend=cuda failed: $(cat "$out/$name.$variant.log")"
+      fi
       continue
     fi
     ok=1
@@ -117,8 +129,22 @@ check() {
         ok=0
       fi
     done
+    if ! cmp -s "$out/$name.eval.stdout" "$out/$name.$variant.stdout"; then
+      echo "FAIL $name $variant: the printed scalars differ from the evaluator's:" \
+        "$(diff "$out/$name.eval.stdout" "$out/$name.$variant.stdout" | head -4 | tr '\n' ' ')"
+      ok=0
+    fi
     [ $ok = 1 ] && echo "PASS $name $variant"
   done
+}
+
+# outputs PROGRAM ARGS...: how many images the program returns (the
+# evaluator's complaint about a wrong --output count says; 1 without one).
+outputs() {
+  local program=$1 log
+  shift
+  log=$("$formac" run "$program" "$@" -o "$out/outputs.$$.$RANDOM.pfm" --backend=eval 2>&1)
+  echo "$log" | sed -n 's/.* returns \([0-9]*\) images\{0,1\}.*, but .*/\1/p' | grep . || echo 1
 }
 
 # How a compat program is fed: "KIND OUTPUTS PARAMS" (KIND: g, gg, c, cc,
@@ -148,10 +174,25 @@ feed() {
 }
 
 example() {
-  local program=$1 p image
+  local program=$1 p image n
   p=$(basename "$program" .idsl)
+  n=$(outputs "$program" -i "$in/g67.pgm" $(params "$p"))
   for image in camera.png g67.pgm g1031.pgm g16.pgm; do
-    check "$p.${image%.*}" "$program" 1 -i "$in/$image" $(params "$p")
+    check "$p.${image%.*}" "$program" "$n" -i "$in/$image" $(params "$p")
+  done
+}
+
+# A program of gray inputs only (each input the same image), at sizes that
+# leave partial chunks, tiles and warps, and one of several reduction levels.
+suite() {
+  local program=$1 p k count image args n
+  p=test_$(basename "$program" .idsl)
+  count=$(grep -c '^vector#' "$program")
+  for image in g67.pgm g1031.pgm g16.pgm g2053.pgm; do
+    args=""
+    for ((k = 0; k < count; k++)); do args="$args -i $in/$image"; done
+    n=$(outputs "$program" $args)
+    check "$p.${image%.*}" "$program" "$n" $args
   done
 }
 
@@ -173,10 +214,13 @@ compat() {
 }
 
 echo "== examples and compat programs, $parallel at a time"
-for program in "$root"/examples/*/*.idsl "$root"/tests/compat/*.idsl "$in/wide.idsl"; do
+for program in "$root"/examples/*/*.idsl "$root"/tests/compat/*.idsl "$in/wide.idsl" \
+  "$root"/tests/gpu/reductions.idsl "$root"/tests/fuzz/seeds/scan_*.idsl; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
   case $program in
     "$root"/examples/*) example "$program" >"$work/results/$(basename "$program" .idsl)" 2>&1 & ;;
+    "$root"/tests/gpu/* | "$root"/tests/fuzz/*)
+      suite "$program" >"$work/results/test_$(basename "$program" .idsl)" 2>&1 & ;;
     *) compat "$program" >"$work/results/compat_$(basename "$program" .idsl)" 2>&1 & ;;
   esac
 done

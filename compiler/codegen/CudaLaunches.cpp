@@ -1,0 +1,168 @@
+#include "codegen/CudaLaunches.h"
+
+#include <iterator>
+
+#include "codegen/ExprPrinter.h"
+#include "codegen/FusedKernel_CUDA.h"
+#include "codegen/Reduce_C.h"
+#include "codegen/StageFacts.h"
+
+namespace formac::codegen {
+namespace {
+
+constexpr int kThreads = kCudaThreads;
+
+const ir::Stage& stageOf(const CudaProgram& c, int id) { return c.pipeline->stages.at(static_cast<size_t>(id)); }
+const std::string& nameOf(const CudaProgram& c, int id) { return c.names->stage.at(static_cast<size_t>(id)); }
+
+// A kernel's images and scalars, as its launch passes them.
+std::vector<HostArg> inputsOf(const CudaProgram& c, const std::vector<int>& stages) {
+  std::vector<HostArg> a;
+  for (int id : producersOf(*c.pipeline, stages)) a.push_back({HostArg::Stage, id, {}, ""});
+  for (int i : scalarsOf(*c.pipeline, stages)) a.push_back({HostArg::Scalar, i, {}, ""});
+  return a;
+}
+// A kernel's arguments: the stages it reads, its scalars, its sink, the parameters.
+std::vector<HostArg> argsOf(const CudaProgram& c, const std::vector<int>& stages, int sink) {
+  std::vector<HostArg> a = inputsOf(c, stages);
+  a.push_back({HostArg::Stage, sink, {}, ""});
+  for (size_t i = 0; i < c.names->param.size(); ++i) a.push_back({HostArg::Param, static_cast<int>(i), {}, ""});
+  return a;
+}
+
+int partialBytes(const ir::Stage& s) {
+  ScalarKind elem = s.reduction.input.body.result->type.scalar;
+  switch (s.reduction.op) {
+    case ir::ReduceOp::Min:
+    case ir::ReduceOp::Max: return scalarSize(elem);
+    case ir::ReduceOp::Any:
+    case ir::ReduceOp::All: return 4;
+    default: return 8;
+  }
+}
+int scratch(LaunchSchedule& sc, HostScratch b) {
+  sc.scratch.push_back(std::move(b));
+  return static_cast<int>(sc.scratch.size()) - 1;
+}
+
+// A fused group: one block of 32 x 8 threads per tile of {rows, cols}.
+HostStep fusedSchedule(const CudaProgram& c, const passes::FusionGroup& g, LaunchSchedule& sc) {
+  HostKernel k;
+  k.name = cudaFusedName(c, g);
+  k.sharedBytes = fusedSharedBytes(*c.pipeline, g);
+  if (cudaHasTightForm(g)) k.tightBlocks.assign(std::begin(kTightBlocks), std::end(kTightBlocks));
+  const ir::Stage& s = stageOf(c, g.sink);
+  HostStep l = hlaunch(sc.kernel(k), ceilDiv(hsize(s.extent[1]), g.tile[1]), argsOf(c, cudaGroupStages(g), g.sink), 32);
+  l.grid[1] = ceilDiv(hsize(s.extent[0]), g.tile[0]);
+  l.block[1] = hc(kThreads / 32);
+  return hblock(k.name, {l});
+}
+
+// An unfused stage's pieces, over its extent: rank 1: blocks of 256,
+// min(ceil(n0 / 256), 2^30) of them; rank >= 2: blocks of 32 x 8, grid
+// (min(ceil(n_last / 32), 2^30), min(ceil(n_(last-1) / 8), 65535),
+// min(product of the other n, 65535)), or none when an extent is 0; the
+// kernels' loops stride over the rest.
+HostStep stageSchedule(const CudaProgram& c, int sid, LaunchSchedule& sc) {
+  const ir::Stage& s = stageOf(c, sid);
+  size_t r = s.extent.size();
+  std::vector<HostStep> t;
+  for (size_t piece = 0; piece < s.pieces.size(); ++piece) {
+    HostKernel k;
+    k.name = cudaStageKernelName(c, sid, piece);
+    HostExpr last = hsize(s.extent[r - 1]);
+    HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(last, r == 1 ? kThreads : 32), hc(1LL << 30)),
+                         argsOf(c, {sid}, sid), r == 1 ? kThreads : 32);
+    if (r >= 2) {
+      HostExpr outer = hc(1), some = hop(HostExpr::Less, {hc(0), last});
+      for (size_t d = 0; d + 2 < r; ++d) {
+        outer = outer * hsize(s.extent[d]);
+        some = hop(HostExpr::And, {some, hop(HostExpr::Less, {hc(0), hsize(s.extent[d])})});
+      }
+      l.block[1] = hc(kThreads / 32);
+      l.grid[1] = hmin(ceilDiv(hsize(s.extent[r - 2]), kThreads / 32), hc(65535));
+      l.grid[2] = hop(HostExpr::Select, {some, hmin(outer, hc(65535)), hc(0)});
+    }
+    t.push_back(l);
+  }
+  return hblock(nameOf(c, sid), std::move(t));
+}
+
+}  // namespace
+
+std::string cudaFusedName(const CudaProgram& c, const passes::FusionGroup& g) {
+  return c.kernel + "_fused" + std::to_string(g.sink) + "_" + nameOf(c, g.sink);
+}
+std::string cudaStageKernelName(const CudaProgram& c, int sink, size_t piece) {
+  return c.kernel + "_stage" + std::to_string(sink) + "_" + nameOf(c, sink) + "_p" + std::to_string(piece);
+}
+std::vector<int> cudaGroupStages(const passes::FusionGroup& g) {
+  std::vector<int> ids;
+  for (const auto& m : g.members) ids.push_back(m.stage);
+  ids.push_back(g.sink);
+  return ids;
+}
+bool cudaHasTightForm(const passes::FusionGroup& g) { return g.fused() && !g.onePass; }
+
+ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {
+  const ir::Pipeline& p = *c.pipeline;
+  ReduceCuda r;
+  r.pipeline = &p;
+  r.stage = &stageOf(c, sid);
+  r.names = c.names;
+  r.name = c.kernel + "_stage" + std::to_string(sid) + "_" + nameOf(c, sid);
+  auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+  for (int id : producersOf(p, {sid}))
+    add(r.inputParams, "const " + cType(stageOf(c, id).type) + "* __restrict__ " + nameOf(c, id));
+  for (int i : scalarsOf(p, {sid}))
+    add(r.inputParams, std::string("const ") + scalarCType(p.scalars[static_cast<size_t>(i)].type) + " " +
+                           c.names->scalar[static_cast<size_t>(i)]);
+  r.inputs = inputsOf(c, {sid});
+  if (sc && r.stage->kind == ir::Stage::Reduce)
+    r.partials = scratch(*sc, {"formac_partials" + std::to_string(sid), reducePartialType(*r.stage),
+                               partialBytes(*r.stage), reduceScratchCuda(*r.stage), "its chunks' partials"});
+  return r;
+}
+
+// The scratch of a scan: the values between a sat's passes, the published
+// groups, the tile counter and the groups' flags.
+ScanCuda cudaScanRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {
+  ReduceCuda r = cudaReduceRequest(c, sid, nullptr);  // the same inputs and naming
+  ScanCuda k;
+  k.pipeline = c.pipeline;
+  k.stage = r.stage;
+  k.names = c.names;
+  k.name = r.name;
+  k.inputParams = r.inputParams;
+  k.inputs = r.inputs;
+  if (!sc) return k;
+  const ir::Stage& s = *r.stage;
+  std::string A = scanAccumulationType(s), S = std::to_string(sid);
+  HostExpr groups = scanGroupCountCuda(s);
+  if (scanNeedsValues(s))
+    k.values = scratch(*sc, {"formac_scan_values" + S, A, 8, scanPointsCuda(s), "its values between passes"});
+  k.groups = scratch(*sc, {"formac_scan_groups" + S, A, 8, groups, "the groups its tiles publish"});
+  k.flags = scratch(*sc, {"formac_scan_flags" + S, "unsigned long long", 8, hc(1) + groups,
+                          "its tile counter, the groups' flags"});
+  return k;
+}
+
+LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
+  LaunchSchedule sc;
+  for (const auto& g : *c.groups) {
+    const ir::Stage& s = stageOf(c, g.sink);
+    if (g.fused()) {
+      sc.steps.push_back(fusedSchedule(c, g, sc));
+    } else if (s.kind == ir::Stage::Reduce) {
+      sc.indexedPoints.push_back(reduceDomainPointsHost(s));
+      sc.steps.push_back(scheduleReduceCuda(cudaReduceRequest(c, g.sink, &sc), sc));
+    } else if (s.kind == ir::Stage::Scan) {
+      sc.steps.push_back(scheduleScanCuda(cudaScanRequest(c, g.sink, &sc), sc));
+    } else {
+      sc.steps.push_back(stageSchedule(c, g.sink, sc));
+    }
+  }
+  return sc;
+}
+
+}  // namespace formac::codegen
