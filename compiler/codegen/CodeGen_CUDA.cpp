@@ -200,19 +200,18 @@ class CudaGen {
 
   // Declarations of lo/hi (and fast_lo/fast_hi) for a piece, as in the C
   // backend, converted once to the kernel's index type I.
-  std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind,
-                              const std::string& indexType = "I") const {
+  std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind) const {
     std::string t;
     for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
       std::string D = std::to_string(d);
-      t += ind + "const " + indexType + " lo" + D + " = (" + indexType + ")(" + pieceFirstIndex(lo, d) + ");\n";
-      t += ind + "const " + indexType + " hi" + D + " = (" + indexType + ")(" + pieceLastIndex(lo, d) + ");\n";
+      t += ind + "const I lo" + D + " = (I)(" + pieceFirstIndex(lo, d) + ");\n";
+      t += ind + "const I hi" + D + " = (I)(" + pieceLastIndex(lo, d) + ");\n";
       if (fast) {
         std::string flo = "lo" + D, fhi = "hi" + D;
         for (const auto& b : fastLowerBounds(lo, d)) flo = "formac_maxll(" + flo + ", " + b + ")";
         for (const auto& b : fastUpperBounds(lo, d)) fhi = "formac_minll(" + fhi + ", " + b + ")";
-        t += ind + "const " + indexType + " fast_lo" + D + " = (" + indexType + ")(" + flo + ");\n";
-        t += ind + "const " + indexType + " fast_hi" + D + " = (" + indexType + ")(" + fhi + ");\n";
+        t += ind + "const I fast_lo" + D + " = (I)(" + flo + ");\n";
+        t += ind + "const I fast_hi" + D + " = (I)(" + fhi + ");\n";
       }
     }
     return t;
@@ -235,22 +234,6 @@ class CudaGen {
     }
     return t;
   }
-  // The launch of `kernel`'s instantiations: int or long long indices, and
-  // with `tight` the int form for the blocks per SM create() chose, if any.
-  std::string launch(const std::string& kernel, const std::string& config, const std::string& args,
-                     bool tight = false) const {
-    auto call = [&](const std::string& form) {
-      return kernel + "<" + form + "><<<" + config + ", stream>>>(" + args + ");\n";
-    };
-    std::string t = "      ";
-    if (tight)
-      for (int b : kTightBlocks)
-        t += "if (int_index && ws->formac_tight_" + kernel + " == " + std::to_string(b) + ") " + call(tightForm(b)) +
-             "      else ";
-    return t + "if (int_index) " + call("int") + "      else " + call("long long") +
-           "      FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
-  }
-
   // ------------------------------------------------------------ unfused kernels
   std::string kernelName(int sink, size_t piece) const { return cudaStageKernelName(program_, sink, piece); }
 
@@ -305,34 +288,6 @@ class CudaGen {
     return os.str();
   }
 
-  // Host code that launches the kernels of an unfused stage.
-  std::string launchStage(int sid) {
-    const ir::Stage& s = stage(sid);
-    std::ostringstream os;
-    std::string params, args;
-    kernelSignature({sid}, sid, params, args);
-    size_t rank = static_cast<size_t>(s.rank());
-    for (size_t k = 0; k < s.pieces.size(); ++k) {
-      LoopNestOptions lo = nestOptions(s, s.pieces[k]);
-      os << "  {\n" << boxDeclarations(lo, false, "    ", "long long");
-      std::string L = std::to_string(rank - 1);
-      os << "    const long long nx = hi" << L << " - lo" << L << " + 1;\n";
-      os << "    long long ny = 1, nz = 1;\n";
-      if (rank >= 2) os << "    ny = hi" << rank - 2 << " - lo" << rank - 2 << " + 1;\n";
-      for (size_t d = 0; d + 2 < rank; ++d) os << "    nz *= hi" << d << " - lo" << d << " + 1;\n";
-      os << "    if (nx > 0 && ny > 0 && nz > 0) {\n";
-      if (rank == 1)
-        os << "      const dim3 block(" << kThreads << ", 1, 1);\n";
-      else
-        os << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n";
-      os << "      const dim3 grid((unsigned)formac_minll((nx + block.x - 1) / block.x, 1 << 30),\n"
-         << "                      (unsigned)formac_minll((ny + block.y - 1) / block.y, 65535),\n"
-         << "                      (unsigned)formac_minll(nz, 65535));\n"
-         << launch(kernelName(sid, k), "grid, block, 0", args) << "    }\n  }\n";
-    }
-    return os.str();
-  }
-
   // ------------------------------------------------------------ reductions
   bool hasReductions() const { return codegen::hasReductions(p_); }
 
@@ -357,22 +312,6 @@ class CudaGen {
     kernelSignature(groupStages(g), g.sink, r.params, args);
     r.sourcePath = o_.sourcePath;
     return fusedKernelSource(r);
-  }
-
-  std::string launchFused(const passes::FusionGroup& g) {
-    std::string params, args;
-    kernelSignature(groupStages(g), g.sink, params, args);
-    const ir::Stage& s = stage(g.sink);
-    std::ostringstream os;
-    os << "  {\n"
-       << "    const long long rows = " << size(s.extent[0]) << ", cols = " << size(s.extent[1]) << ";\n"
-       << "    if (rows > 0 && cols > 0) {\n"
-       << "      const dim3 grid((unsigned)((cols + " << g.tile[1] - 1 << ") / " << g.tile[1] << "), (unsigned)((rows + "
-       << g.tile[0] - 1 << ") / " << g.tile[0] << "), 1);\n"
-       << "      const dim3 block(32, " << kThreads / 32 << ", 1);\n"
-       << launch(fusedName(g), "grid, block, " + std::to_string(fusedSharedBytes(p_, g)), args, hasTightForm(g))
-       << "    }\n  }\n";
-    return os.str();
   }
 
   // Heavy fused kernels (the sweep) also have int forms for kTightBlocks
@@ -541,14 +480,7 @@ class CudaGen {
            << bytesOf(s) << ", stream), return 1);\n";
     }
     os << "  const int int_index = " << smallIndexCondition() << ";\n";
-    const LaunchSchedule& sc = schedule();
-    for (size_t i = 0; i < groups_.size(); ++i) {
-      const passes::FusionGroup& g = groups_[i];
-      if (g.fused()) os << launchFused(g);
-      else if (stage(g.sink).kind == ir::Stage::Reduce || stage(g.sink).kind == ir::Stage::Scan)
-        os << printSteps(printer(), {sc.steps[i]}, "  ");
-      else os << launchStage(g.sink);
-    }
+    os << printSteps(printer(), schedule().steps, "  ");
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       if (!outputOwner(i))
         os << "  FORMAC_CUDA_CHECK(cudaMemcpyAsync(d_" << outputName(p_, i) << ", " << deviceBuffer(p_.outputs[i])

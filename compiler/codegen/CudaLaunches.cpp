@@ -45,6 +45,9 @@ int scratch(LaunchSchedule& sc, HostScratch b) {
   return static_cast<int>(sc.scratch.size()) - 1;
 }
 
+HostExpr positive(const HostExpr& e) { return hop(HostExpr::Less, {hc(0), e}); }
+HostExpr both(HostExpr a, HostExpr b) { return hop(HostExpr::And, {std::move(a), std::move(b)}); }
+
 // A fused group: one block of 32 x 8 threads per tile of {rows, cols}.
 HostStep fusedSchedule(const CudaProgram& c, const passes::FusionGroup& g, LaunchSchedule& sc) {
   HostKernel k;
@@ -52,38 +55,69 @@ HostStep fusedSchedule(const CudaProgram& c, const passes::FusionGroup& g, Launc
   k.sharedBytes = fusedSharedBytes(*c.pipeline, g);
   if (cudaHasTightForm(g)) k.tightBlocks.assign(std::begin(kTightBlocks), std::end(kTightBlocks));
   const ir::Stage& s = stageOf(c, g.sink);
-  HostStep l = hlaunch(sc.kernel(k), ceilDiv(hsize(s.extent[1]), g.tile[1]), argsOf(c, cudaGroupStages(g), g.sink), 32);
-  l.grid[1] = ceilDiv(hsize(s.extent[0]), g.tile[0]);
+  int rows = sc.value("rows"), cols = sc.value("cols");
+  HostStep l = hlaunch(sc.kernel(k), ceilDiv(hval(cols), g.tile[1]), argsOf(c, cudaGroupStages(g), g.sink), 32);
+  l.grid[1] = ceilDiv(hval(rows), g.tile[0]);
   l.block[1] = hc(kThreads / 32);
-  return hblock(k.name, {l});
+  return hblock(k.name, {hvar(rows, hsize(s.extent[0])), hvar(cols, hsize(s.extent[1])),
+                         hif(both(positive(hval(rows)), positive(hval(cols))), {l})});
 }
 
-// An unfused stage's pieces, over its extent: rank 1: blocks of 256,
-// min(ceil(n0 / 256), 2^30) of them; rank >= 2: blocks of 32 x 8, grid
-// (min(ceil(n_last / 32), 2^30), min(ceil(n_(last-1) / 8), 65535),
-// min(product of the other n, 65535)), or none when an extent is 0; the
-// kernels' loops stride over the rest.
+// The first and last lattice index q of a piece along d that the stage
+// computes (LoopNest's pieceFirstIndex and pieceLastIndex).
+HostExpr pieceFirst(const ir::Piece& pc, size_t d) {
+  const ir::PieceAxis& a = pc.axes[d];
+  long long start;
+  HostExpr lo = hsize(pc.validLo[d]);
+  if (ir::isConst(a.start, &start) && start >= 0) return lo;
+  return hmax(lo, hop(HostExpr::CeilDiv, {hc(0) - hsize(a.start), hc(a.step)}));  // p = start + step*q >= 0
+}
+HostExpr pieceLast(const CudaProgram& c, const ir::Stage& s, const ir::Piece& pc, size_t d) {
+  const ir::PieceAxis& a = pc.axes[d];
+  long long start;
+  HostExpr hi = hsize(pc.validHi[d]);
+  int np = static_cast<int>(c.pipeline->params.size());
+  if (ir::isConst(a.start, &start) && start == 0 && a.step == 1 && ir::sameSize(a.count, s.extent[d], np)) return hi;
+  // q < count and p = start + step*q < extent
+  return hmin(hmin(hi, hsize(a.count) - hc(1)),
+              hop(HostExpr::FloorDiv, {hsize(s.extent[d]) - hc(1) - hsize(a.start), hc(a.step)}));
+}
+
+// An unfused stage: a launch per piece over the piece's box (nx, ny, nz:
+// the last dimension, the one before, the others flattened): rank 1: blocks
+// of 256, min(ceil(nx / 256), 2^30) of them; rank >= 2: blocks of 32 x 8,
+// grid (min(ceil(nx / 32), 2^30), min(ceil(ny / 8), 65535), min(nz,
+// 65535)); the kernels' loops stride over the rest.
 HostStep stageSchedule(const CudaProgram& c, int sid, LaunchSchedule& sc) {
   const ir::Stage& s = stageOf(c, sid);
   size_t r = s.extent.size();
   std::vector<HostStep> t;
   for (size_t piece = 0; piece < s.pieces.size(); ++piece) {
+    const ir::Piece& pc = s.pieces[piece];
+    std::vector<HostStep> box;
+    std::vector<int> lo, hi;
+    for (size_t d = 0; d < r; ++d) {
+      lo.push_back(sc.value("lo" + std::to_string(d)));
+      hi.push_back(sc.value("hi" + std::to_string(d)));
+      box.push_back(hvar(lo.back(), pieceFirst(pc, d)));
+      box.push_back(hvar(hi.back(), pieceLast(c, s, pc, d)));
+    }
+    auto count = [&](size_t d) { return hval(hi[d]) - hval(lo[d]) + hc(1); };
+    int nx = sc.value("nx"), ny = sc.value("ny"), nz = sc.value("nz");
+    HostExpr outer = hc(1);
+    for (size_t d = 0; d + 2 < r; ++d) outer = outer * count(d);
+    box.push_back(hvar(nx, count(r - 1)));
+    box.push_back(hvar(ny, r >= 2 ? count(r - 2) : hc(1)));
+    box.push_back(hvar(nz, outer));
     HostKernel k;
     k.name = cudaStageKernelName(c, sid, piece);
-    HostExpr last = hsize(s.extent[r - 1]);
-    HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(last, r == 1 ? kThreads : 32), hc(1LL << 30)),
-                         argsOf(c, {sid}, sid), r == 1 ? kThreads : 32);
-    if (r >= 2) {
-      HostExpr outer = hc(1), some = hop(HostExpr::Less, {hc(0), last});
-      for (size_t d = 0; d + 2 < r; ++d) {
-        outer = outer * hsize(s.extent[d]);
-        some = hop(HostExpr::And, {some, hop(HostExpr::Less, {hc(0), hsize(s.extent[d])})});
-      }
-      l.block[1] = hc(kThreads / 32);
-      l.grid[1] = hmin(ceilDiv(hsize(s.extent[r - 2]), kThreads / 32), hc(65535));
-      l.grid[2] = hop(HostExpr::Select, {some, hmin(outer, hc(65535)), hc(0)});
-    }
-    t.push_back(l);
+    int bx = r == 1 ? kThreads : 32, by = r == 1 ? 1 : kThreads / 32;
+    HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(hval(nx), bx), hc(1LL << 30)), argsOf(c, {sid}, sid), bx);
+    l.block[1] = hc(by);
+    l.grid[1] = hmin(ceilDiv(hval(ny), by), hc(65535));
+    l.grid[2] = hmin(hval(nz), hc(65535));
+    box.push_back(hif(both(both(positive(hval(nx)), positive(hval(ny))), positive(hval(nz))), {l}));
+    t.push_back(hblock("", std::move(box)));
   }
   return hblock(nameOf(c, sid), std::move(t));
 }

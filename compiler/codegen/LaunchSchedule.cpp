@@ -156,6 +156,12 @@ long long evaluate(const HostExpr& e, const std::vector<long long>& values, cons
     case HostExpr::Less: return at(0) < at(1);
     case HostExpr::LessEq: return at(0) <= at(1);
     case HostExpr::And: return at(0) && at(1);
+    case HostExpr::FloorDiv:
+    case HostExpr::CeilDiv: {
+      long long d = at(1);
+      FORMAC_INTERNAL_CHECK(d > 0, "a launch schedule divides by a non-positive number");
+      return e.op == HostExpr::FloorDiv ? ir::floorDiv(at(0), d) : -ir::floorDiv(-at(0), d);
+    }
     case HostExpr::Select: return at(0) ? at(1) : at(2);
     case HostExpr::ScanLineTiles: return scanLineTiles(at(0), at(1));
     case HostExpr::ScanRowTiles: return scanRowTiles(at(0), at(1));
@@ -203,6 +209,8 @@ std::string printHostExpr(const SchedulePrinter& p, const HostExpr& e) {
     case HostExpr::Less: return infix("<");
     case HostExpr::LessEq: return infix("<=");
     case HostExpr::And: return infix("&&");
+    case HostExpr::FloorDiv: return call("formac_floordiv");
+    case HostExpr::CeilDiv: return call("formac_ceildiv");
     case HostExpr::Select: return "(" + at(0) + " ? " + at(1) + " : " + at(2) + ")";
     case HostExpr::ScanLineTiles: return call("formac_scan_line_tiles");
     case HostExpr::ScanRowTiles: return call("formac_scan_row_tiles");
@@ -254,9 +262,12 @@ std::string launch(const SchedulePrinter& p, const HostStep& s, const std::strin
   for (const auto& a : s.args) args += (args.empty() ? "" : ", ") + argument(p, a);
   std::string config = "<<<" + dims(s.grid) + ", " + dims(s.block) + ", " + std::to_string(k.sharedBytes) + ", stream>>>(" +
                        args + ");\n";
-  std::string t = k.templated ? in + "if (int_index) " + k.name + "<int>" + config + in + "else " + k.name + "<long long>" +
-                                    config
-                              : in + k.name + config;
+  std::string t = in;
+  for (int b : k.tightBlocks)
+    t += "if (int_index && ws->formac_tight_" + k.name + " == " + std::to_string(b) + ") " + k.name + "<int, " +
+         std::to_string(b) + ">" + config + in + "else ";
+  t += k.templated ? "if (int_index) " + k.name + "<int>" + config + in + "else " + k.name + "<long long>" + config
+                   : k.name + config;
   return t + in + "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
 }
 

@@ -27,6 +27,7 @@ struct HostExpr {
     Value,   // ref: a schedule value (HostStep::Var)
     Sms,     // the device's multiprocessor count
     Add, Sub, Mul, Div, Min, Max, Less, LessEq, And,  // a[0] op a[1]
+    FloorDiv, CeilDiv,  // a[0] / a[1] rounded down or up (formac_floordiv, formac_ceildiv)
     Select,  // a[0] ? a[1] : a[2]
     // The scan's tile arithmetic (Scan_CUDA.h), as formac_scan_* of its prelude:
     ScanLineTiles,   // (len a[0], tile runs a[1])
@@ -83,7 +84,7 @@ struct HostStep {
     If,      // expr != 0: body, else orElse
     While,   // while expr != 0: body
     Block,   // body, in its own scope, after `comment`
-    Launch,  // kernel<<<grid, block, shared>>>(args), unless a grid or block dimension is 0
+    Launch,  // kernel<<<grid, block, shared>>>(args) (an If keeps a grid of 0 from the .cu; run/ skips it)
     Memset,  // `bytes` zero bytes at args[0] (a Stage or Scratch)
   } kind = Block;
   int value = -1;
@@ -133,7 +134,8 @@ HostStep hlaunch(int kernel, HostExpr grid, std::vector<HostArg> args, int threa
 long long evaluate(const HostExpr& e, const std::vector<long long>& values, const std::vector<long long>& params,
                    long long sms);
 
-// The .cu's text of the schedule.
+// The .cu's text of the schedule. A kernel with tight forms runs the one
+// that create() chose (ws->formac_tight_NAME: its blocks per SM, 0 for none).
 struct SchedulePrinter {
   const LaunchSchedule* schedule = nullptr;
   std::vector<std::string> params;                 // the parameters' C names

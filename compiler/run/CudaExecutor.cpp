@@ -35,6 +35,7 @@
 
 #include "codegen/CodeGen_CUDA.h"
 #include "codegen/FusedKernel_CUDA.h"
+#include "codegen/StageFacts.h"
 #include "run/Bindings.h"
 #include "run/CompileCache.h"
 #include "run/CudaDriver.h"
@@ -297,6 +298,8 @@ class CudaExecutor : public Executor {
 
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report) {
+  // `do` loops have no CUDA form yet: a located error before the driver is asked for anything.
+  codegen::refuseLoops(*p, "CUDA");
   auto t0 = Clock::now();
   const Driver& d = driver();
   auto gpu = std::make_shared<Gpu>(d);

@@ -91,11 +91,13 @@ class Interpreter {
     }
     const LoadedKernel& f = r_.kernels->at(static_cast<size_t>(s.kernel));
     bool useLong = k.templated && !r_.intIndex;
-    std::string form = !k.templated ? "" : useLong ? "<long long>" : "<" + f.intForm + ">";
     auto u = [](long long v) { return static_cast<unsigned>(v); };
-    d_.check(d_.cuLaunchKernel(f.f[useLong ? 1 : 0], u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]), u(block[1]),
-                               u(block[2]), static_cast<unsigned>(k.sharedBytes), stream_, params.data(), nullptr),
-             "launching " + k.name + form + " (cuLaunchKernel)");
+    // (The message is built only on failure: a run may launch hundreds of kernels.)
+    if (CUresult e = d_.cuLaunchKernel(f.f[useLong ? 1 : 0], u(grid[0]), u(grid[1]), u(grid[2]), u(block[0]),
+                                       u(block[1]), u(block[2]), static_cast<unsigned>(k.sharedBytes), stream_,
+                                       params.data(), nullptr))
+      d_.check(e, "launching " + k.name + (!k.templated ? "" : useLong ? "<long long>" : "<" + f.intForm + ">") +
+                      " (cuLaunchKernel)");
   }
 
   const Driver& d_;

@@ -657,6 +657,43 @@ TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
   EXPECT_EQ(at, launches.size()) << launches;
 }
 
+// `do` loops have no CUDA form yet: an error at the loop, before the driver
+// is asked for anything (here there is no GPU at all).
+TEST_F(RunReductions, CudaRefusesLoopsWhereTheyAre) {
+  writeFile(scratch("loop.idsl"), "stencil half(vector#2 float X) { return X * 0.5f; }\n"
+                                  "parameter M, N;\nvector#2 float a[M,N];\ne<0> = a;\ndo i = 1..5\n"
+                                  "  e<i> = half(e<i-1>);\nwhile (any(e<i>));\nreturn e<i>;\n");
+  CommandResult r = cudaRun(quote(scratch("loop.idsl")) + " -i " + quote(scratch("a35.npy")) + " -o " +
+                                quote(scratch("loop.npy")),
+                            "");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("loop.idsl:5:1: error: 'do' loops are not compiled to CUDA yet"), std::string::npos)
+      << r.output;
+}
+
+// A fused kernel's grid has at most 65535 rows of tiles: an image of
+// 2,100,000 x 1 points (65,625 rows of 32-row tiles) is an error that says
+// so, before anything is launched.
+TEST_F(RunReductions, CudaFusedGridTooTall) {
+  writeFile(scratch("tall.idsl"), "stencil avg(vector#2 float X) { return (X@[-1,0] + X + X@[1,0]) / 3.0f; }\n"
+                                  "parameter M, N;\nvector#2 float a[M,N];\nb = avg(a:mirror);\n"
+                                  "return avg(b:mirror);\n");
+  std::vector<float> column(2100000, 1.0f);
+  writeNpy(scratch("tall.npy"), "<f4", "2100000, 1", column.data(), column.size() * sizeof(float));
+  std::string log = scratch("tall_launches.txt");
+  CommandResult r = cudaRun(quote(scratch("tall.idsl")) + " -i " + quote(scratch("tall.npy")) + " -o " +
+                                quote(scratch("tall_out.npy")),
+                            "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log));
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("formac: error: cuda: kernel tall_fused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" needs 1 x 65625 x 1 blocks, more than a GPU runs (2^31 - 1 x 65535 x 65535): the image "
+                          "is too large for this fused kernel (try --no-fuse)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(readFile(log), "") << "launched";
+}
+
 // topk of more than 2048 candidates sorts them on the device: the host's
 // loop over the bitonic sort's stages (k = 2 .. 4096, j = k/2 .. 1: 78
 // steps) and the radix select's 3 digits of a float's 32-bit key.
