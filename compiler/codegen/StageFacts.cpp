@@ -33,8 +33,8 @@ bool hasReductions(const ir::Pipeline& p) {
 void refuseLoops(const ir::Pipeline& p, const char* backend) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::LoopResult)
-      throw UserError(s.loop->loc, std::string("'do' loops are not compiled to ") + backend +
-                                       " yet: compile them to C (--print-c, --target=openmp), or run them with "
+      throw UserError(s.loop->loc, std::string("'do' loops do not run through ") + backend +
+                                       " yet: compile them to CUDA (--emit=cuda) or C, or run them with "
                                        "formac run --backend=jit or --backend=eval");
 }
 
