@@ -416,13 +416,7 @@ class CudaGen {
       if (s.kind == ir::Stage::LoopResult) return true;
     return false;
   }
-  // The first LoopResult stage of each loop.
-  std::vector<const ir::Stage*> loops() const {
-    std::vector<const ir::Stage*> v;
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) v.push_back(&s);
-    return v;
-  }
+  std::vector<const ir::Stage*> loops() const { return loopsOf(p_); }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   LoopCuda loopRequest(const ir::Stage& s) const {
     LoopCuda l;
@@ -436,6 +430,17 @@ class CudaGen {
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));
     for (size_t j = 0; j < s.loop->carried.size(); ++j) l.results.push_back(deviceBuffer(s.id + static_cast<int>(j)));
     return l;
+  }
+  // NAME_loop_rounds (StageFacts.h): the device's counters, after the stream's work.
+  std::string loopRoundsFunction() const {
+    std::vector<const ir::Stage*> all = loops();
+    if (all.empty()) return "";
+    std::string t = "extern \"C\" int " + K() + "_loop_rounds(" + K() + "_workspace* ws, long long* rounds) {\n"
+                    "  if (rounds) {\n";
+    for (size_t k = 0; k < all.size(); ++k)
+      t += "    FORMAC_CUDA_CHECK(cudaMemcpy(&rounds[" + std::to_string(k) + "], " + loopRoundsCuda(loopRequest(*all[k])) +
+           ", sizeof(long long), cudaMemcpyDeviceToHost), return -1);\n";
+    return t + "  }\n  return " + std::to_string(all.size()) + ";\n}\n\n";
   }
   // Each loop's body: a pipeline of its own, printed embedded (static).
   std::string loopBodies() const {
@@ -625,7 +630,7 @@ class CudaGen {
 
     RunArguments args = runArguments();
     if (o_.embedded) return os.str() + enqueueFunction(args);
-    return os.str() + enqueueFunction(args) + runFunction(args) + runAsyncFunction(args);
+    return os.str() + enqueueFunction(args) + runFunction(args) + runAsyncFunction(args) + loopRoundsFunction();
   }
 
   // The images and scalars of one run, as the functions below pass them.

@@ -216,6 +216,8 @@ std::string loopDestroyCuda(const LoopCuda& l) {
          "  if (" + ws(l, "stream") + ") cudaStreamDestroy(" + ws(l, "stream") + ");\n";
 }
 
+std::string loopRoundsCuda(const LoopCuda& l) { return ws(l, "rounds"); }
+
 std::string loopLaunchCuda(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
   const std::string in = "    ";

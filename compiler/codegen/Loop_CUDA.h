@@ -48,6 +48,8 @@ std::string loopPreludeCuda();
 std::string loopMembersCuda(const LoopCuda& l);
 std::string loopCreateCuda(const LoopCuda& l);
 std::string loopDestroyCuda(const LoopCuda& l);
+// The device pointer of the loop's round counter (a host expression over `ws`).
+std::string loopRoundsCuda(const LoopCuda& l);
 // In the enqueue function: the graph rebuilt if needed, launched, results copied.
 std::string loopLaunchCuda(const LoopCuda& l);
 

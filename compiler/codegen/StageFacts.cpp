@@ -91,11 +91,24 @@ std::string extentChecks(const ir::Pipeline& p, const Names& n, const std::strin
   return t;
 }
 
+std::vector<const ir::Stage*> loopsOf(const ir::Pipeline& p) {
+  std::vector<const ir::Stage*> v;
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) v.push_back(&s);
+  return v;
+}
+
 std::string workspacePrototypes(const ir::Pipeline& p, const Names& n, const std::string& K) {
   std::string rp = runParameters(p, n);
-  return "typedef struct " + K + "_workspace " + K + "_workspace;\n" + K + "_workspace* " + K + "_create(" +
-         createParameters(p, n) + ");\n" + "int " + K + "_run(" + K + "_workspace* ws" +
-         (rp.empty() ? "" : ", " + rp) + ");\n" + "void " + K + "_destroy(" + K + "_workspace* ws);\n\n";
+  std::string t = "typedef struct " + K + "_workspace " + K + "_workspace;\n" + K + "_workspace* " + K + "_create(" +
+                  createParameters(p, n) + ");\n" + "int " + K + "_run(" + K + "_workspace* ws" +
+                  (rp.empty() ? "" : ", " + rp) + ");\n" + "void " + K + "_destroy(" + K + "_workspace* ws);\n";
+  if (!loopsOf(p).empty())
+    t += "/* The rounds each do loop ran in the workspace's last run, in the program's order,\n"
+         "   into rounds[0..] (when not NULL); returns the number of loops (CUDA: after the\n"
+         "   device's work, -1 if it cannot be read). */\n"
+         "int " + K + "_loop_rounds(" + K + "_workspace* ws, long long* rounds);\n";
+  return t + "\n";
 }
 
 std::string cachedEntryPoint(const ir::Pipeline& p, const Names& n, const EntryPointText& t) {
