@@ -91,7 +91,7 @@ class CGen {
     if (hasReductions()) os << reducePrelude("FORMAC_HELPER") << "\n";
     if (hasScans(p_)) os << scanPrelude("FORMAC_HELPER") << "\n";
     functions(os);
-    os << workspace();
+    os << workspace() << loopRoundsFunction();
     os << entryPoint();
     return os.str();
   }
@@ -117,6 +117,11 @@ class CGen {
     }
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
+  std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
+  // The loop's j-th result (its LoopResult stages are consecutive).
+  const ir::Stage& loopResult(const ir::Stage& first, size_t j) const {
+    return p_.stages[static_cast<size_t>(first.id) + j];
+  }
   std::string loopBuffer(const ir::Stage& s, int j, char which) const {
     return "loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
   }
@@ -146,9 +151,11 @@ class CGen {
       args += ", " + a;
     }
     for (size_t j = 0; j < l.carried.size(); ++j) args += ", formac_next" + std::to_string(j);
-    t += "    for (formac_round = 0; formac_round < formac_rounds; ++formac_round) {\n"
+    t += "    ws->" + loopRounds(s) + " = 0;\n"
+         "    for (formac_round = 0; formac_round < formac_rounds; ++formac_round) {\n"
          "      " + cType(body.stages[static_cast<size_t>(l.condition)].type) + " formac_cond = 0;\n"
-         "      if (" + loopKernel(s) + "_run(ws->" + loopKernel(s) + args + ", &formac_cond)) return 1;\n";
+         "      if (" + loopKernel(s) + "_run(ws->" + loopKernel(s) + args + ", &formac_cond)) return 1;\n"
+         "      ++ws->" + loopRounds(s) + ";\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
       std::string T = cType(p_.stages[static_cast<size_t>(l.carried[j].outer)].type), J = std::to_string(j);
       t += "      {\n        " + T + "* const formac_t = formac_next" + J + ";\n"
@@ -354,9 +361,10 @@ class CGen {
         os << "  " << scanAccumulatorType(s) << "* " << partialsName(s) << ";  /* sums, segment carries */\n";
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
-        os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n";
+        os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n"
+           << "  long long " << loopRounds(s) << ";  /* the rounds its last run ran */\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          os << "  " << cType(s.type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
+          os << "  " << cType(loopResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
              << loopBuffer(s, static_cast<int>(j), 'b') << ";  /* its carried image's rounds */\n";
       }
     bool anyFused = false;
@@ -406,8 +414,9 @@ class CGen {
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
           for (char which : {'a', 'b'}) {
             std::string nm = loopBuffer(s, static_cast<int>(j), which);
-            os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s) << " + 1, sizeof("
-               << cType(s.type) << "));\n"
+            const ir::Stage& r = loopResult(s, j);
+            os << "  ws->" << nm << " = (" << cType(r.type) << "*)calloc(" << elementCount(r) << " + 1, sizeof("
+               << cType(r.type) << "));\n"
                << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
           }
       }
@@ -492,6 +501,16 @@ class CGen {
   }
 
   // ------------------------------------------------------------ Forma entry point
+  // NAME_loop_rounds (StageFacts.h), for a program with loops.
+  std::string loopRoundsFunction() const {
+    std::vector<const ir::Stage*> loops = loopsOf(p_);
+    if (loops.empty()) return "";
+    std::string t = "int " + K() + "_loop_rounds(" + K() + "_workspace* ws, long long* rounds) {\n  if (rounds) {\n";
+    for (size_t k = 0; k < loops.size(); ++k)
+      t += "    rounds[" + std::to_string(k) + "] = ws->" + loopRounds(*loops[k]) + ";\n";
+    return t + "  }\n  return " + std::to_string(loops.size()) + ";\n}\n\n";
+  }
+
   std::string entryPoint() {
     EntryPointText t;
     t.kernel = K();

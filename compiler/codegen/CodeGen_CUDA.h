@@ -19,6 +19,9 @@ struct CudaOptions {
   std::string kernelName;
   std::string sourcePath;
   bool fuse = true;  // the target generateCuda lowers for (passes::Target::cuda)
+  // A do loop's body inside its program's .cu: the kernels, the workspace and
+  // NAME_enqueue, all static; no includes, helpers, run functions or header.
+  bool embedded = false;
 };
 
 struct GeneratedCuda {

@@ -192,6 +192,13 @@ LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
       sc.steps.push_back(scheduleReduceCuda(cudaReduceRequest(c, g.sink, &sc), sc));
     } else if (s.kind == ir::Stage::Scan) {
       sc.steps.push_back(scheduleScanCuda(cudaScanRequest(c, g.sink, &sc), sc));
+    } else if (s.kind == ir::Stage::LoopResult) {
+      if (s.loopIndex == 0) {
+        HostStep loop;
+        loop.kind = HostStep::Loop;
+        loop.value = g.sink;
+        sc.steps.push_back(loop);
+      }
     } else {
       sc.steps.push_back(stageSchedule(c, g.sink, sc));
     }

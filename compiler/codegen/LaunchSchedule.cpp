@@ -288,6 +288,7 @@ std::string step(const SchedulePrinter& p, const HostStep& s, const std::string&
     case HostStep::Memset:
       return in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + pointer(p, s.args.at(0)) + ", 0, (size_t)(" +
              top(p, s.bytes) + "), stream), return 1);\n";
+    case HostStep::Loop: return p.loop(s.value);
   }
   return "";
 }

@@ -86,6 +86,7 @@ struct HostStep {
     Block,   // body, in its own scope, after `comment`
     Launch,  // kernel<<<grid, block, shared>>>(args) (an If keeps a grid of 0 from the .cu; run/ skips it)
     Memset,  // `bytes` zero bytes at args[0] (a Stage or Scratch)
+    Loop,    // the `do` loop whose first LoopResult stage is `value` (the .cu only: Loop_CUDA.h)
   } kind = Block;
   int value = -1;
   bool constant = true;
@@ -141,6 +142,7 @@ struct SchedulePrinter {
   std::vector<std::string> params;                 // the parameters' C names
   std::function<std::string(int)> stageBuffer;     // a stage's device pointer
   std::function<std::string(int)> scalar;          // a scalar input's C name
+  std::function<std::string(int)> loop;            // a Loop step's host code (Loop_CUDA.h)
 };
 std::string printHostExpr(const SchedulePrinter& p, const HostExpr& e);
 // The steps at indentation `in` (each launch: `int_index` picks the form; a

@@ -33,8 +33,8 @@ bool hasReductions(const ir::Pipeline& p) {
 void refuseLoops(const ir::Pipeline& p, const char* backend) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::LoopResult)
-      throw UserError(s.loop->loc, std::string("'do' loops are not compiled to ") + backend +
-                                       " yet: compile them to C (--print-c, --target=openmp), or run them with "
+      throw UserError(s.loop->loc, std::string("'do' loops do not run through ") + backend +
+                                       " yet: compile them to CUDA (--emit=cuda) or C, or run them with "
                                        "formac run --backend=jit or --backend=eval");
 }
 
@@ -91,11 +91,24 @@ std::string extentChecks(const ir::Pipeline& p, const Names& n, const std::strin
   return t;
 }
 
+std::vector<const ir::Stage*> loopsOf(const ir::Pipeline& p) {
+  std::vector<const ir::Stage*> v;
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) v.push_back(&s);
+  return v;
+}
+
 std::string workspacePrototypes(const ir::Pipeline& p, const Names& n, const std::string& K) {
   std::string rp = runParameters(p, n);
-  return "typedef struct " + K + "_workspace " + K + "_workspace;\n" + K + "_workspace* " + K + "_create(" +
-         createParameters(p, n) + ");\n" + "int " + K + "_run(" + K + "_workspace* ws" +
-         (rp.empty() ? "" : ", " + rp) + ");\n" + "void " + K + "_destroy(" + K + "_workspace* ws);\n\n";
+  std::string t = "typedef struct " + K + "_workspace " + K + "_workspace;\n" + K + "_workspace* " + K + "_create(" +
+                  createParameters(p, n) + ");\n" + "int " + K + "_run(" + K + "_workspace* ws" +
+                  (rp.empty() ? "" : ", " + rp) + ");\n" + "void " + K + "_destroy(" + K + "_workspace* ws);\n";
+  if (!loopsOf(p).empty())
+    t += "/* The rounds each do loop ran in the workspace's last run, in the program's order,\n"
+         "   into rounds[0..] (when not NULL); returns the number of loops (CUDA: after the\n"
+         "   device's work, -1 if it cannot be read). */\n"
+         "int " + K + "_loop_rounds(" + K + "_workspace* ws, long long* rounds);\n";
+  return t + "\n";
 }
 
 std::string cachedEntryPoint(const ir::Pipeline& p, const Names& n, const EntryPointText& t) {

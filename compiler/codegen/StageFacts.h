@@ -19,7 +19,7 @@ bool outputOwner(const ir::Pipeline& p, size_t i);
 // The output a stage is computed into, or -1.
 int ownedOutput(const ir::Pipeline& p, int stage);
 // Whether some stage is a Reduce stage (the printers then add reducePrelude).
-// Temporary: a located error for a do loop (not printed yet).
+// Temporary: a located error for a do loop where `backend` does not run it yet.
 void refuseLoops(const ir::Pipeline& p, const char* backend);
 bool hasScans(const ir::Pipeline& p);
 bool hasReductions(const ir::Pipeline& p);
@@ -33,8 +33,12 @@ std::string stageComment(const ir::Pipeline& p, const Names& n, const ir::Stage&
 // extent is negative for the given parameters.
 std::string extentChecks(const ir::Pipeline& p, const Names& n, const std::string& kernel);
 
+// The first LoopResult stage of each `do` loop, in the program's order.
+std::vector<const ir::Stage*> loopsOf(const ir::Pipeline& p);
+
 // The workspace API's declarations: the typedef and NAME_create, NAME_run,
-// NAME_destroy (both backends' headers carry them).
+// NAME_destroy, and for a program with loops NAME_loop_rounds (both backends'
+// headers carry them).
 std::string workspacePrototypes(const ir::Pipeline& p, const Names& n, const std::string& kernel);
 
 struct EntryPointText {

@@ -407,7 +407,7 @@ class Interpreter {
     const ir::Loop& loop = *first.loop;
     std::vector<Buffer> carried;
     for (const auto& b : loop.carried) carried.push_back(buffers_[static_cast<size_t>(b.outer)]);
-    long long rounds = ir::evalSize(loop.rounds, in_.params);
+    long long rounds = ir::evalSize(loop.rounds, in_.params), ran = 0;
     for (long long r = 0; r < rounds; ++r) {
       std::map<int, const unsigned char*> inputs;
       for (size_t j = 0; j < carried.size(); ++j) inputs[loop.carried[j].inner] = carried[j].bytes.data();
@@ -419,10 +419,12 @@ class Interpreter {
         if (s.kind == ir::Stage::Input) in.images.push_back(inputs.at(s.id));
       std::vector<Buffer> out = Interpreter(*loop.body, in).run();
       for (size_t j = 0; j < carried.size(); ++j) carried[j].bytes = std::move(out[j].bytes);
+      ++ran;
       const Buffer& cond = out.back();
       if (!truthy(load(cond.bytes.data(), cond.type))) break;
     }
     for (size_t j = 0; j < carried.size(); ++j) buffers_[static_cast<size_t>(first.id) + j].bytes = carried[j].bytes;
+    if (in_.loopRounds) in_.loopRounds->push_back(ran);
   }
 
   // The input's values in row-major order, converted to the accumulation

@@ -28,6 +28,7 @@ struct Inputs {
   std::vector<long long> params;                // one per Pipeline::params
   std::vector<double> scalars;                  // one per Pipeline::scalars
   std::vector<const unsigned char*> images;     // one per input stage, in stage order
+  std::vector<long long>* loopRounds = nullptr;  // if set: the rounds each do loop ran, appended in order
 };
 
 // Returns one buffer per Pipeline::outputs. Throws UserError if a size

@@ -298,8 +298,8 @@ class CudaExecutor : public Executor {
 
 std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
                                            CompileReport& report) {
-  // `do` loops have no CUDA form yet: a located error before the driver is asked for anything.
-  codegen::refuseLoops(*p, "CUDA");
+  // `do` loops do not run here yet: a located error before the driver is asked for anything.
+  codegen::refuseLoops(*p, "NVRTC (formac run --backend=cuda)");
   auto t0 = Clock::now();
   const Driver& d = driver();
   auto gpu = std::make_shared<Gpu>(d);

@@ -33,6 +33,7 @@ class Interpreter {
         return;
       case HostStep::Block: steps(s.body); return;
       case HostStep::Launch: launch(s); return;
+      case HostStep::Loop: throw InternalError("cuda: a do loop reached the schedule's interpreter");
       case HostStep::Memset: {
         long long bytes = eval(s.bytes);
         if (bytes > 0)

@@ -1,6 +1,9 @@
 // The entry shim appended to generated code, and the executor that calls a
 // compiled shim through function pointers (jit, cuda).
+#include <algorithm>
+
 #include "codegen/ExprPrinter.h"
+#include "codegen/StageFacts.h"
 #include "run/Executor.h"
 
 namespace formac::run {
@@ -23,6 +26,13 @@ class ShimExecutor : public Executor {
 
   void run(void* const* args) override {
     if (f_.run(ws_, args) != 0) throw UserError(backend_ + ": the pipeline reported a failure");
+  }
+
+  std::vector<long long> loopRounds() override {
+    int n = ws_ ? f_.rounds(ws_, nullptr) : 0;
+    std::vector<long long> r(static_cast<size_t>(std::max(n, 0)));
+    if (n > 0) f_.rounds(ws_, r.data());
+    return r;
   }
 
  private:
@@ -60,6 +70,11 @@ std::string entryShim(const ir::Pipeline& p, const std::string& K) {
     s += ", (" + codegen::cType(p.stages[static_cast<size_t>(o)].type) + "*)args[" + std::to_string(k++) + "]";
   s += ");\n}\n";
   s += "void formac_shim_destroy(void* ws) { " + K + "_destroy((" + K + "_workspace*)ws); }\n";
+  if (codegen::loopsOf(p).empty())
+    s += "int formac_shim_rounds(void* ws, long long* rounds) {\n  (void)ws;\n  (void)rounds;\n  return 0;\n}\n";
+  else
+    s += "int formac_shim_rounds(void* ws, long long* rounds) { return " + K + "_loop_rounds((" + K +
+         "_workspace*)ws, rounds); }\n";
   return s;
 }
 

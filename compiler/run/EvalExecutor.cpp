@@ -42,14 +42,19 @@ class EvalExecutor : public Executor {
     }
     for (const auto& s : p.stages)  // the evaluator takes the images in stage order
       if (s.kind == ir::Stage::Input) in.images.push_back(byStage[static_cast<size_t>(s.id)]);
+    rounds_.clear();
+    in.loopRounds = &rounds_;
     std::vector<eval::Buffer> out = eval::evaluate(p, in);
     for (size_t i = 0; i < out.size(); ++i)
       std::memcpy(args[p.inputs.size() + i], out[i].bytes.data(), out[i].bytes.size());
   }
 
+  std::vector<long long> loopRounds() override { return rounds_; }
+
  private:
   std::shared_ptr<const ir::Pipeline> p_;
   std::vector<long long> params_;
+  std::vector<long long> rounds_;
 };
 
 }  // namespace

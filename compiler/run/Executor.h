@@ -26,6 +26,9 @@ class Executor {
   // scalar: a pointer to its value in the scalar's C type), then each
   // output's data. Throws UserError if the backend reports a failure.
   virtual void run(void* const* args) = 0;
+  // The rounds each `do` loop ran in the last run, in the program's order
+  // (empty when the program has none).
+  virtual std::vector<long long> loopRounds() { return {}; }
 };
 
 struct BackendOptions {
@@ -62,6 +65,7 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
 //   void* formac_shim_create(const long long* params);   NAME_create
 //   int   formac_shim_run(void* ws, void* const* args);   NAME_run, args as above
 //   void  formac_shim_destroy(void* ws);                  NAME_destroy
+//   int   formac_shim_rounds(void* ws, long long* r);     NAME_loop_rounds (0 without loops)
 std::string entryShim(const ir::Pipeline& p, const std::string& kernelName);
 
 // The shim's functions, once loaded; shared by the compiling backends.
@@ -69,6 +73,7 @@ struct ShimFunctions {
   void* (*create)(const long long*) = nullptr;
   int (*run)(void*, void* const*) = nullptr;
   void (*destroy)(void*) = nullptr;
+  int (*rounds)(void*, long long*) = nullptr;
 };
 
 // An executor over loaded shim functions; `keepAlive` owns what they live in

@@ -136,13 +136,15 @@ const formac_jit_plugin* loadPlugin(const std::string& path) {
   return p;  // never unloaded: LLVM does not support it
 }
 
-const char* kShimNames[] = {"formac_shim_create", "formac_shim_run", "formac_shim_destroy"};
+const char* kShimNames[] = {"formac_shim_create", "formac_shim_run", "formac_shim_destroy", "formac_shim_rounds"};
+constexpr int kShimCount = 4;
 
 ShimFunctions shimFrom(void* const* addresses) {
   ShimFunctions f;
   f.create = reinterpret_cast<void* (*)(const long long*)>(addresses[0]);
   f.run = reinterpret_cast<int (*)(void*, void* const*)>(addresses[1]);
   f.destroy = reinterpret_cast<void (*)(void*)>(addresses[2]);
+  f.rounds = reinterpret_cast<int (*)(void*, long long*)>(addresses[3]);
   return f;
 }
 
@@ -150,20 +152,22 @@ ShimFunctions shimFrom(void* const* addresses) {
 std::unique_ptr<Executor> loadShared(const std::string& path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) return nullptr;
-  void* addresses[3];
-  for (int i = 0; i < 3; ++i) addresses[i] = dlsym(handle, kShimNames[i]);
-  if (!addresses[0] || !addresses[1] || !addresses[2]) {
-    dlclose(handle);
-    return nullptr;
+  void* addresses[kShimCount];
+  for (int i = 0; i < kShimCount; ++i) {
+    addresses[i] = dlsym(handle, kShimNames[i]);
+    if (!addresses[i]) {
+      dlclose(handle);
+      return nullptr;
+    }
   }
   std::shared_ptr<void> keep(handle, [](void* h) { dlclose(h); });
   return makeShimExecutor(shimFrom(addresses), keep, "jit");
 }
 
 std::unique_ptr<Executor> linkInJit(const formac_jit_plugin* jit, const std::string& object) {
-  void* addresses[3] = {nullptr, nullptr, nullptr};
+  void* addresses[kShimCount] = {};
   char* error = nullptr;
-  void* linked = jit->link(object.data(), object.size(), kShimNames, addresses, 3, &error);
+  void* linked = jit->link(object.data(), object.size(), kShimNames, addresses, kShimCount, &error);
   if (!linked) throw InternalError("JIT: " + takeString(error));
   std::shared_ptr<void> keep(linked, [jit](void* j) { jit->release(j); });
   return makeShimExecutor(shimFrom(addresses), keep, "jit");

@@ -155,6 +155,11 @@ void CompiledPipeline::run(const std::vector<ImageRef>& inputs, const Values& va
   run(b, in, out);
 }
 
+std::vector<long long> CompiledPipeline::loopRounds() const {
+  std::lock_guard<std::mutex> lock(s_->mutex);
+  return s_->prepared ? s_->executor->loopRounds() : std::vector<long long>{};
+}
+
 void CompiledPipeline::run(const run::Binding& b, const std::vector<void*>& inputs,
                            const std::vector<void*>& outputs) {
   const ir::Pipeline& p = *s_->pipeline;

@@ -84,6 +84,9 @@ class CompiledPipeline {
   void run(const std::vector<ImageRef>& inputs, const Values& values, const std::vector<ImageRef>& outputs);
   // One run with values already bound (outputs sized by outputExtent).
   void run(const run::Binding& b, const std::vector<void*>& inputs, const std::vector<void*>& outputs);
+  // The rounds each `do` loop ran in the last run, in the program's order
+  // (empty for a program without loops; formac run --verbose prints them).
+  std::vector<long long> loopRounds() const;
 
   struct State;
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/StageFacts.h"
 #include "run/ImageIO.h"
 #include "run/Pipeline.h"
 
@@ -189,6 +190,13 @@ int execute(const RunOptions& o) {
   if (o.verbose && o.repeat > 1)
     verbose("runs: first " + duration(times[0]) + ", fastest " + duration(sorted[0]) + ", median " +
             duration(median));
+  if (o.verbose) {
+    std::vector<long long> rounds = p.loopRounds();
+    std::vector<const ir::Stage*> loops = codegen::loopsOf(p.pipeline());
+    for (size_t k = 0; k < rounds.size() && k < loops.size(); ++k)
+      verbose("do loop over '" + loops[k]->loop->iterator + "' (line " + std::to_string(loops[k]->loop->loc.line) +
+              "): " + std::to_string(rounds[k]) + " rounds, each a pass over its images");
+  }
 
   auto t3 = Clock::now();
   SampleFormat depth = files.empty() ? SampleFormat::U8 : files[0].format;

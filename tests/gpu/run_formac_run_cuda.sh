@@ -114,7 +114,7 @@ check() {
     cuda_args=""
     for ((o = 0; o < outputs; o++)); do cuda_args="$cuda_args -o $out/$name.$variant.$o.pfm"; done
     if ! "$formac" run "$program" $args $cuda_args --backend=cuda $v >"$out/$name.$variant.stdout" 2>"$out/$name.$variant.log"; then
-      if grep -q "'do' loops are not compiled to CUDA" "$out/$name.$variant.log"; then
+      if grep -q "'do' loops do not run through NVRTC" "$out/$name.$variant.log"; then
         echo "skip $name $variant: a do loop (--backend=cuda refuses them)"
       else
         echo "FAIL $name $variant: formac run --backend=cuda failed: $(cat "$out/$name.$variant.log")"

@@ -657,7 +657,7 @@ TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
   EXPECT_EQ(at, launches.size()) << launches;
 }
 
-// `do` loops have no CUDA form yet: an error at the loop, before the driver
+// `do` loops do not run through NVRTC yet: an error at the loop, before the driver
 // is asked for anything (here there is no GPU at all).
 TEST_F(RunReductions, CudaRefusesLoopsWhereTheyAre) {
   writeFile(scratch("loop.idsl"), "stencil half(vector#2 float X) { return X * 0.5f; }\n"
@@ -667,7 +667,7 @@ TEST_F(RunReductions, CudaRefusesLoopsWhereTheyAre) {
                                 quote(scratch("loop.npy")),
                             "");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("loop.idsl:5:1: error: 'do' loops are not compiled to CUDA yet"), std::string::npos)
+  EXPECT_NE(r.output.find("loop.idsl:5:1: error: 'do' loops do not run through NVRTC (formac run --backend=cuda) yet"), std::string::npos)
       << r.output;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "run/Pipeline.h"
@@ -85,6 +86,28 @@ TEST(Loop, StopsWhenTheConditionIsZeroOrTheRoundsRunOut) {
     EXPECT_EQ(out, std::vector<int>(zeros.size(), c.want)) << "R = " << c.rounds << ", limit " << c.limit;
     EXPECT_EQ(sum, c.want * rows * cols);
     expectSameEverywhere(kCounter, zeros, rows, cols, v);
+  }
+}
+
+// The rounds each loop ran, as CompiledPipeline::loopRounds (formac run
+// --verbose) reports them: the evaluator's count, and NAME_loop_rounds of the
+// generated C.
+TEST(Loop, ReportsTheRoundsItRan) {
+  const long long rows = 3, cols = 4;
+  std::vector<int> zeros(static_cast<size_t>(rows * cols), 0), out(zeros.size());
+  std::vector<Backend> backends = {Backend::Eval};
+  if (kJit) backends.push_back(Backend::Jit);
+  for (Backend b : backends) {
+    CompiledPipeline p = compileWith(kCounter, b);
+    EXPECT_TRUE(p.loopRounds().empty()) << "before any run";
+    // Rounds until the limit, the cap, none, one (the condition false at once).
+    for (auto [R, limit, want] : {std::tuple<long long, int, long long>{100, 10, 10}, {3, 10, 3}, {0, 10, 0},
+                                  {100, -5, 1}}) {
+      long long sum = 0;
+      p.run({ImageRef{zeros.data(), {rows, cols}}}, {{"R", double(R)}, {"limit", double(limit)}},
+            {ImageRef{out.data(), {rows, cols}}, ImageRef{&sum, {}}});
+      EXPECT_EQ(p.loopRounds(), std::vector<long long>{want}) << backendName(b) << ": R " << R << ", limit " << limit;
+    }
   }
 }
 

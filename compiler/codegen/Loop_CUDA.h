@@ -1,0 +1,56 @@
+// The host code of a `do` loop (ir::Loop) in the generated CUDA: the whole
+// loop is one CUDA graph, so its condition is read on the device and no
+// round waits for the host.
+//
+// The body is a pipeline of its own, printed embedded (CudaOptions::embedded:
+// its kernels, workspace and NAME_enqueue, static). Each carried image j has
+// two buffers, a_j and b_j. The graph, built by stream capture once and again
+// only when a pointer or scalar it captured changes:
+//
+//   while (hw) {                      hw: R > 0 at launch
+//     body(a -> b); after_odd         after_odd: r = ++rounds; go = cond && r < R;
+//     if (hi) {                                   hw = hi = go; hc = !go
+//       body(b -> a); after_even      after_even: r = ++rounds; hw = cond && r < R
+//     }
+//   }
+//   if (hc) copy b -> a               hc: 0 at launch; the last round wrote b
+//
+// so a_j holds the last round's image (the initial one when R <= 0), and the
+// enqueue copies it into the loop's result. Rounds and the condition stay on
+// the device (`rounds` counts the rounds run). Conditional graph nodes need
+// CUDA 12.4 or later, checked when the .cu is compiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+struct LoopCuda {
+  const ir::Pipeline* pipeline = nullptr;  // the enclosing pipeline
+  const ir::Stage* first = nullptr;        // the loop's first LoopResult stage
+  const Names* names = nullptr;            // the enclosing pipeline's
+  std::string name;                        // the body's kernel name (its functions' stem)
+  std::string workspace;                   // the enclosing workspace's type
+  std::string fail;                        // statement of create() on failure
+  // Host expressions (in the enqueue function) of device pointers: each
+  // carried image's value before round 1, each outer stage the body reads
+  // (in the order of ir::Loop::reads), each LoopResult stage's buffer.
+  std::vector<std::string> initial, reads, results;
+};
+
+// Device code once per program with loops: the kernels after_odd and after_even.
+std::string loopPreludeCuda();
+// Workspace members, create() and destroy() statements of one loop.
+std::string loopMembersCuda(const LoopCuda& l);
+std::string loopCreateCuda(const LoopCuda& l);
+std::string loopDestroyCuda(const LoopCuda& l);
+// The device pointer of the loop's round counter (a host expression over `ws`).
+std::string loopRoundsCuda(const LoopCuda& l);
+// In the enqueue function: the graph rebuilt if needed, launched, results copied.
+std::string loopLaunchCuda(const LoopCuda& l);
+
+}  // namespace formac::codegen
