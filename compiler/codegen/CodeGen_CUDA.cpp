@@ -228,7 +228,7 @@ class CudaGen {
   // Kernels are templates over their index type I: int while every image has
   // fewer than 2^31 points (the host checks), long long beyond.
   // The host's choice between the two instantiations.
-  std::string smallIndexCondition() const {
+  std::string smallIndexCondition() {
     std::string t = "1";
     for (const auto& s : p_.stages) {
       std::string n = "(long long)1";
@@ -236,9 +236,9 @@ class CudaGen {
       t += " && " + n + " < FORMAC_INT_INDEX_LIMIT";
     }
     // A reduction's kernels index its domain (usually an image's extent).
-    for (const auto& s : p_.stages) {
-      std::string domain = " && " + reduceDomainPoints(n_, s) + " < FORMAC_INT_INDEX_LIMIT";
-      if (s.kind == ir::Stage::Reduce && t.find(domain) == std::string::npos) t += domain;
+    for (const auto& e : schedule().indexedPoints) {
+      std::string domain = " && " + printHostExpr(printer(), e) + " < FORMAC_INT_INDEX_LIMIT";
+      if (t.find(domain) == std::string::npos) t += domain;
     }
     return t;
   }

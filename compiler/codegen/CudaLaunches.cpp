@@ -188,7 +188,7 @@ LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
     if (g.fused()) {
       sc.steps.push_back(fusedSchedule(c, g, sc));
     } else if (s.kind == ir::Stage::Reduce) {
-      sc.indexedPoints.push_back(reduceDomainPointsHost(s));
+      sc.indexedPoints.push_back(reduceDomainPoints(s));
       sc.steps.push_back(scheduleReduceCuda(cudaReduceRequest(c, g.sink, &sc), sc));
     } else if (s.kind == ir::Stage::Scan) {
       sc.steps.push_back(scheduleScanCuda(cudaScanRequest(c, g.sink, &sc), sc));

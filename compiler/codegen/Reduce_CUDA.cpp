@@ -358,13 +358,7 @@ HostExpr reduceScratchCuda(const ir::Stage& s) {
   return count + ceilDiv(count, ir::kSumChunk);
 }
 
-std::string reduceDomainPoints(const Names& n, const ir::Stage& s) {
-  std::string t = "(long long)1";
-  for (const auto& a : s.reduction.input.axes) t += " * (long long)(" + ir::printSize(a.count, n.param) + ")";
-  return t;
-}
-
-HostExpr reduceDomainPointsHost(const ir::Stage& s) {
+HostExpr reduceDomainPoints(const ir::Stage& s) {
   HostExpr t = hc(1);
   for (const auto& a : s.reduction.input.axes) t = t * hsize(a.count);
   return t;

@@ -37,9 +37,8 @@ struct ReduceCuda {
 // The scratch a Reduce stage needs: this many elements of reducePartialType.
 HostExpr reduceScratchCuda(const ir::Stage& s);
 // The number of points of its reduced domain, for the choice of the kernels'
-// index type (as a C expression, and for the schedule).
-std::string reduceDomainPoints(const Names& n, const ir::Stage& s);
-HostExpr reduceDomainPointsHost(const ir::Stage& s);
+// index type (LaunchSchedule::indexedPoints).
+HostExpr reduceDomainPoints(const ir::Stage& s);
 
 // The kernels (templates over the index type I, as the other kernels).
 std::string emitReduceKernelsCuda(const ReduceCuda& r);

@@ -520,7 +520,7 @@ HostStep topkSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 bool isSelection(ReduceOp op) { return op == ReduceOp::Histogram || op == ReduceOp::Where || op == ReduceOp::TopK; }
 
 HostExpr selectScratchCuda(const ir::Stage& s) {
-  HostExpr len = reduceDomainPointsHost(s), chunks = ceilDiv(len, ir::kSumChunk);
+  HostExpr len = reduceDomainPoints(s), chunks = ceilDiv(len, ir::kSumChunk);
   switch (s.reduction.op) {
     case ReduceOp::Histogram: return hc(smallTable(elementOf(s)) ? 32768 : 1);  // a 16-bit value's bin, int
     case ReduceOp::Where: return chunks + hc(1);

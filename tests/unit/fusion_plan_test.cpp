@@ -97,8 +97,8 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
   o.kernelName = "k";
   ir::Pipeline canny = compile(example("canny"));
   codegen::CudaKernels k = codegen::generateCudaKernels(canny, o);
-  ASSERT_EQ(k.launches.size(), 1u);
-  EXPECT_EQ(k.launches[0].sharedBytes, (36 * 68 + 3 * 34 * 66) * 4);
+  ASSERT_EQ(k.schedule.kernels.size(), 1u);
+  EXPECT_EQ(k.schedule.kernels[0].sharedBytes, (36 * 68 + 3 * 34 * 66) * 4);
   EXPECT_NE(k.source.find("float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);  /* 40 x 72"),
             std::string::npos);
   // 40 rows of 18 pieces of 16 bytes: thread t copies piece t % 18 of rows
@@ -126,8 +126,8 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
                                                        "S@[-1,-1] * 2 + S@[0,-1] / 3; }\nparameter M, N;\n"
                                                        "vector#2 float img[M,N];\nreturn d(w(img:mirror):mirror);\n");
   codegen::CudaKernels ks = codegen::generateCudaKernels(scaled, o);
-  ASSERT_FALSE(ks.launches.empty());
-  EXPECT_FALSE(ks.launches.back().tightBlocks.empty());  // a heavy group, which could stage
+  ASSERT_FALSE(ks.schedule.kernels.empty());
+  EXPECT_FALSE(ks.schedule.kernels.back().tightBlocks.empty());  // a heavy group, which could stage
   EXPECT_EQ(ks.source.find("formac_in_img"), std::string::npos);
 }
 
