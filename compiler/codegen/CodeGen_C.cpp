@@ -120,6 +120,11 @@ class CGen {
   std::string loopBuffer(const ir::Stage& s, int j, char which) const {
     return "loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
   }
+  // The result of carried image j of the loop whose first result is `s`
+  // (its type and extent: the carried images' may differ from one another).
+  const ir::Stage& carriedResult(const ir::Stage& s, size_t j) const {
+    return p_.stages[static_cast<size_t>(s.id) + j];
+  }
 
   // Rounds of a loop's body (Pipeline.h): each reads the carried images'
   // previous values and writes their next ones into the other of two
@@ -158,7 +163,7 @@ class CGen {
     }
     t += "      if (!formac_cond) break;\n    }\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
-      const ir::Stage& r = p_.stages[static_cast<size_t>(s.id) + j];
+      const ir::Stage& r = carriedResult(s, j);
       t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
            " * sizeof(" + cType(r.type) + "));\n";
     }
@@ -356,7 +361,7 @@ class CGen {
       if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
         os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          os << "  " << cType(s.type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
+          os << "  " << cType(carriedResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
              << loopBuffer(s, static_cast<int>(j), 'b') << ";  /* its carried image's rounds */\n";
       }
     bool anyFused = false;
@@ -405,9 +410,9 @@ class CGen {
            << "  if (!ws->" << loopKernel(s) << ") { " << K() << "_destroy(ws); return NULL; }\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
           for (char which : {'a', 'b'}) {
-            std::string nm = loopBuffer(s, static_cast<int>(j), which);
-            os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s) << " + 1, sizeof("
-               << cType(s.type) << "));\n"
+            std::string nm = loopBuffer(s, static_cast<int>(j), which), T = cType(carriedResult(s, j).type);
+            os << "  ws->" << nm << " = (" << T << "*)calloc(" << elementCount(carriedResult(s, j)) << " + 1, sizeof("
+               << T << "));\n"
                << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
           }
       }

@@ -5,6 +5,8 @@
 //   Compat/CompatCBackend.*  every tests/compat/*.idsl
 //   Scans/ScanCBackend.*     scans and summed-area tables (Scans.cpp), and
 //                            ScanSpecialValues/*; CBackendUnfused runs them too
+//   Loops/LoopCBackend.*     do loops (Loops.cpp); CBackendUnfused.Loops, and
+//                            LoopRounds checks the evaluator's round counts
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
 //                            and does not without the generated pragma (control)
 //   CBackendUnfused.*        the same with --no-fuse (multi-stage programs)
@@ -17,7 +19,9 @@
 // FORMAC_E2E_CFLAGS adds flags; CBackendAdHoc runs one program given by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -25,6 +29,7 @@
 #include <sstream>
 
 #include "CRunner.h"
+#include "Loops.h"
 #include "ProgramMatrix.h"
 #include "Scans.h"
 
@@ -122,6 +127,35 @@ TEST_P(ScanSpecialValuesCBackend, MatchesEvaluator) { expectMatches(GetParam());
 INSTANTIATE_TEST_SUITE_P(ScanSpecialValues, ScanSpecialValuesCBackend, ::testing::ValuesIn(scanSpecialValueCases()),
                          caseName);
 
+class LoopCBackend : public CBackend {
+ public:
+  static void SetUpTestSuite() { runSelected(loopCases(), defaultRunnerOptions()); }
+};
+TEST_P(LoopCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Loops, LoopCBackend, ::testing::ValuesIn(loopCases()), caseName);
+
+// The rounds the evaluator runs, known by construction (Loops.h): the
+// C suites compare against it, so it has to be right.
+TEST(LoopRounds, EvaluatorCountsTheRounds) {
+  std::vector<ProgramCase> cases = loopCases();
+  for (const LoopRounds& want : loopRounds()) {
+    auto c = std::find_if(cases.begin(), cases.end(), [&](const ProgramCase& p) { return p.name == want.name; });
+    ASSERT_NE(c, cases.end()) << want.name;
+    PreparedProgram p;
+    ASSERT_EQ(prepareProgram(*c, "k", p), "") << want.name;
+    ASSERT_EQ(p.runs.size(), want.rounds.size()) << want.name;
+    for (size_t r = 0; r < p.runs.size(); ++r) {
+      if (want.rounds[r] < 0) continue;
+      const eval::Buffer& counter = p.runs[r].expected.at(0);
+      ASSERT_GT(counter.elementCount(), 0u) << want.name << " run " << r;
+      std::vector<int> values(counter.elementCount());
+      std::memcpy(values.data(), counter.bytes.data(), values.size() * sizeof(int));
+      EXPECT_EQ(values, std::vector<int>(values.size(), static_cast<int>(want.rounds[r])))
+          << want.name << " run " << r << ": every point holds the rounds run";
+    }
+  }
+}
+
 // ------------------------------------------------------------ fp contraction
 const char* kNativeFlags = "-std=c99 -O3 -march=native -ffp-contract=fast -fopenmp -Wall -Wextra -Werror";
 
@@ -178,6 +212,15 @@ TEST(CBackendUnfused, MatchesEvaluator) {
   for (const auto& c : scanCases())  // those with a stage before or after the scan
     for (const char* stem : {"scan_wrap", "scan_box_", "scan_fused_", "scan_chain_"})
       if (c.name.rfind(stem, 0) == 0) cases.push_back(c);
+  std::vector<CaseOutcome> out = runCases(cases, o);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
+}
+
+TEST(CBackendUnfused, Loops) {
+  RunnerOptions o = defaultRunnerOptions();
+  o.fuse = false;
+  std::vector<ProgramCase> cases = loopCases();
   std::vector<CaseOutcome> out = runCases(cases, o);
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
