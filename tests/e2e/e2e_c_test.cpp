@@ -622,6 +622,28 @@ return scan(img, 1), sat(img, int), scan(img, 0), sat(f(c)), scan(c, 1, int8), f
 )", {{}});
 }
 
+// progfuzz lp0: with fusion on, fuse-reductions removed a stage that a sum
+// absorbed and renumbered the others, but not the stages a `do` loop's
+// bindings name, so the loop started from the next stage's image (w for
+// h<0>; a C compile error where the types differed).
+TEST(CBackendRegression, LoopAfterAnAbsorbedStage) {
+  expectBothMatch("loop_after_absorbed", R"(stencil sq(vector#2 float X) { return X * X; }
+stencil toint(vector#2 float X, double s) { return cast<int>(X * 100 + s); }
+stencil half(vector#2 int X, vector#2 float Y) { return X / 2 + (Y > 3); }
+stencil nz(vector#2 int X) { return X != 0; }
+parameter M, N;
+vector#2 float img[M,N];
+s = sum(sq(img));
+h<0> = toint(img, s);
+w = toint(img:mirror, 1.5);
+do i = 1..2
+  h<i> = half(h<i-1>, img);
+  z<i> = nz(h<i>);
+while (any(z<i>));
+return h<i>, w;
+)", {{1, 1}, {5, 7}, {37, 131}});
+}
+
 // The histogram pipelines of examples/equalize and examples/otsu in small: a 1-D
 // scan of a histogram (and of a stage computed from it), read at a computed index
 // and picked from by topk. The C of a rank-1 scan reading its input left
