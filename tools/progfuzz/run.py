@@ -94,11 +94,28 @@ def run_seed(seed, a):
     if refused:
         res['cuda'] = 'skipped: ' + loops.CUDA_SKIP_REASON
     emits = [['--emit=c'], ['--emit=c', '--no-fuse']] + ([] if a.no_cuda else [['--emit=cuda']])
+    if a.nvcc and not a.no_cuda and not refused:
+        emits.append(['--emit=cuda', '--no-fuse'])
     for flags in emits:
-        cmd = [formac, prog, '-w', '-o', '/dev/null'] + flags
+        cu = prog[:-len('.idsl')] + ('_unfused' if '--no-fuse' in flags else '') + '.cu'
+        nvcc = a.nvcc and flags[0] == '--emit=cuda' and not refused
+        cmd = [formac, prog, '-w', '-o', cu if nvcc else '/dev/null'] + flags
         rc, out = sh(cmd, 60)
         if refused and flags == ['--emit=cuda'] and rc == 1 and re.search(r':\d+:\d+: error: ', out) \
                 and 'internal' not in out.lower():
+            continue
+        if rc == 0 and nvcc:
+            # the generated CUDA through nvcc, warnings failing, as tests/gpu's nvcc_* tests
+            cmd = [a.nvcc, '-arch=sm_90', '-O3', '-Werror', 'all-warnings', '-c', cu, '-o', '/dev/null']
+            rc, out = sh(cmd, 300)
+            os.remove(cu)
+            if rc != 0:
+                cat = 'nvcc-rejects' + ('-no-fuse' if '--no-fuse' in flags else '')
+                log = '$ %s\n%s' % (' '.join(shlex.quote(c) for c in cmd), out)
+                replay = '%s %s -w -o /tmp/progfuzz.cu %s && %s' % (
+                    shlex.quote(formac), shlex.quote(prog), ' '.join(flags),
+                    ' '.join(shlex.quote(c) for c in cmd).replace(shlex.quote(cu), '/tmp/progfuzz.cu'))
+                break
             continue
         if rc != 0:
             if rc == 'timeout':
@@ -107,7 +124,7 @@ def run_seed(seed, a):
                 cat = 'formac-rejects'
             else:
                 cat = 'formac-crash'
-            cat += '' if flags == ['--emit=c'] else ('-' + flags[-1].lstrip('-').replace('=', '-'))
+            cat += ''.join('-' + f.lstrip('-').replace('=', '-') for f in flags if f != '--emit=c')
             log = '$ %s\n%s' % (' '.join(shlex.quote(c) for c in cmd), out)
             replay = ' '.join(shlex.quote(c) for c in cmd)
             break
@@ -167,6 +184,8 @@ def main():
                     'of them in every program; loop: mixed with a do loop in every program)')
     ap.add_argument('--no-cuda', action='store_true',
                     help='leave out --emit=cuda (for constructs the CUDA backend does not compile yet)')
+    ap.add_argument('--nvcc', help='also compile the generated CUDA (fused and --no-fuse) with this nvcc '
+                    '(-arch=sm_90 -O3, warnings fail), e.g. /usr/local/cuda/bin/nvcc')
     ap.add_argument('--cc', help='the C compiler the harness uses (FORMAC_E2E_CC), e.g. clang')
     ap.add_argument('--cflags', help='flags added to the harness\'s (FORMAC_E2E_CFLAGS), e.g. '
                     '"-fsanitize=address,undefined -fno-sanitize-recover=all"')
