@@ -15,7 +15,8 @@ lists the rules the generator keeps): DAGs of stencil applications over 1-3
 inputs of rank 1-3, 1-3 image arguments per call with per-argument boundary
 modes, scalar arguments, down-sampled reads, offsets beyond the image, and
 sometimes samples, crops, placements, scatters, composes, compile-time loops,
-vector functions and struct images.
+vector functions and struct images; reductions, scans and `do` loops
+(loops.py) in the mixed profile and its relatives.
 """
 import argparse
 import random
