@@ -11,7 +11,7 @@
 //                            and does not without the generated pragma (control)
 //   CBackendUnfused.*        the same with --no-fuse (multi-stage programs)
 //   CBackendNoOpenMP.*       the same with --disable-openmp, built without -fopenmp
-//   CBackendSanitized.*      index-heavy programs under ASan + UBSan
+//   CBackendSanitized.*      index-heavy programs and two loop programs under ASan + UBSan
 //   CBackendRegression.*     the bugs this test found
 // A parameterized suite builds all its selected programs at once (in parallel
 // batches) in SetUpTestSuite; each test then reports its own program.
@@ -258,6 +258,8 @@ TEST(CBackendSanitized, IndexArithmetic) {
     bool isInt8 = c.name.size() > 5 && c.name.compare(c.name.size() - 5, 5, "_int8") == 0;
     if (indexHeavy && !isInt8) cases.push_back(c);
   }
+  for (const auto& c : loopCases())  // carried buffers of several types and extents
+    if (c.name == "loop_carried" || c.name == "loop_rank1") cases.push_back(c);
   std::vector<CaseOutcome> out = runCases(cases, o);
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
