@@ -118,12 +118,13 @@ class CGen {
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
-  // The loop's j-th result (its LoopResult stages are consecutive).
-  const ir::Stage& loopResult(const ir::Stage& first, size_t j) const {
-    return p_.stages[static_cast<size_t>(first.id) + j];
-  }
   std::string loopBuffer(const ir::Stage& s, int j, char which) const {
     return "loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
+  }
+  // The result of carried image j of the loop whose first result is `s`
+  // (its type and extent: the carried images' may differ from one another).
+  const ir::Stage& carriedResult(const ir::Stage& s, size_t j) const {
+    return p_.stages[static_cast<size_t>(s.id) + j];
   }
 
   // Rounds of a loop's body (Pipeline.h): each reads the carried images'
@@ -165,7 +166,7 @@ class CGen {
     }
     t += "      if (!formac_cond) break;\n    }\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
-      const ir::Stage& r = p_.stages[static_cast<size_t>(s.id) + j];
+      const ir::Stage& r = carriedResult(s, j);
       t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
            " * sizeof(" + cType(r.type) + "));\n";
     }
@@ -364,7 +365,7 @@ class CGen {
         os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n"
            << "  long long " << loopRounds(s) << ";  /* the rounds its last run ran */\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          os << "  " << cType(loopResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
+          os << "  " << cType(carriedResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
              << loopBuffer(s, static_cast<int>(j), 'b') << ";  /* its carried image's rounds */\n";
       }
     bool anyFused = false;
@@ -413,10 +414,9 @@ class CGen {
            << "  if (!ws->" << loopKernel(s) << ") { " << K() << "_destroy(ws); return NULL; }\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
           for (char which : {'a', 'b'}) {
-            std::string nm = loopBuffer(s, static_cast<int>(j), which);
-            const ir::Stage& r = loopResult(s, j);
-            os << "  ws->" << nm << " = (" << cType(r.type) << "*)calloc(" << elementCount(r) << " + 1, sizeof("
-               << cType(r.type) << "));\n"
+            std::string nm = loopBuffer(s, static_cast<int>(j), which), T = cType(carriedResult(s, j).type);
+            os << "  ws->" << nm << " = (" << T << "*)calloc(" << elementCount(carriedResult(s, j)) << " + 1, sizeof("
+               << T << "));\n"
                << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
           }
       }

@@ -1,5 +1,7 @@
 #include "passes/FuseReductions.h"
 
+#include <map>
+#include <memory>
 #include <set>
 
 #include "ir/Edges.h"
@@ -90,6 +92,19 @@ void removeStages(ir::Pipeline& p, const std::set<int>& dead) {
       for (auto& l : pc.body.lets) l.value = renumber(l.value, newId);
       pc.body.result = renumber(pc.body.result, newId);
     });
+  }
+  // A loop's bindings name outer stages too: its results share one renumbered copy.
+  std::map<const ir::Loop*, std::shared_ptr<const ir::Loop>> loops;
+  for (auto& s : kept) {
+    if (s.kind != ir::Stage::LoopResult) continue;
+    std::shared_ptr<const ir::Loop>& copy = loops[s.loop.get()];
+    if (!copy) {
+      auto l = std::make_shared<ir::Loop>(*s.loop);
+      for (auto* bindings : {&l->carried, &l->reads})
+        for (auto& b : *bindings) b.outer = newId[static_cast<size_t>(b.outer)];
+      copy = std::move(l);
+    }
+    s.loop = copy;
   }
   p.stages = std::move(kept);
   for (auto& in : p.inputs)

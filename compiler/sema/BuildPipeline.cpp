@@ -534,6 +534,7 @@ class PipelineBuilder {
     inner.iterators = sc.iterators;
     inner.iterators[s.iterator] = s.from;
     inner.prefix = sc.prefix;
+    inner.finishedLoops = sc.finishedLoops;  // an earlier loop's X<j> is read in this body too
     ir::Pipeline built;
     int condition = -1;
     std::vector<std::string> carriedNames;  // X, per carried image

@@ -220,6 +220,18 @@ int availableCpus() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// Whether a stage of a `do` loop's body in `p` has a negative extent for
+// `params` (a crop in the body): such a run is skipped like one whose outer
+// stages have.
+bool negativeInLoopBodies(const ir::Pipeline& p, const std::vector<long long>& params) {
+  for (const auto& s : p.stages)
+    if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0)
+      for (const auto& b : s.loop->body->stages)
+        for (const auto& e : b.extent)
+          if (ir::evalSize(e, params) < 0) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::vector<long long>> parseRuns(const std::string& sizes) {
@@ -260,6 +272,7 @@ std::string prepareProgram(const ProgramCase& c, const std::string& kernel, Prep
         negative = negative || extents.back().back() < 0;
       }
     }
+    negative = negative || negativeInLoopBodies(p, params);
     if (negative) {
       ++g.runsSkipped;
       continue;

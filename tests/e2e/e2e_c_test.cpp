@@ -5,11 +5,13 @@
 //   Compat/CompatCBackend.*  every tests/compat/*.idsl
 //   Scans/ScanCBackend.*     scans and summed-area tables (Scans.cpp), and
 //                            ScanSpecialValues/*; CBackendUnfused runs them too
+//   Loops/LoopCBackend.*     do loops (Loops.cpp); CBackendUnfused.Loops, and
+//                            LoopRounds checks the evaluator's round counts
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
 //                            and does not without the generated pragma (control)
 //   CBackendUnfused.*        the same with --no-fuse (multi-stage programs)
 //   CBackendNoOpenMP.*       the same with --disable-openmp, built without -fopenmp
-//   CBackendSanitized.*      index-heavy programs under ASan + UBSan
+//   CBackendSanitized.*      index-heavy programs and two loop programs under ASan + UBSan
 //   CBackendRegression.*     the bugs this test found
 // A parameterized suite builds all its selected programs at once (in parallel
 // batches) in SetUpTestSuite; each test then reports its own program.
@@ -17,7 +19,9 @@
 // FORMAC_E2E_CFLAGS adds flags; CBackendAdHoc runs one program given by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -25,6 +29,7 @@
 #include <sstream>
 
 #include "CRunner.h"
+#include "Loops.h"
 #include "ProgramMatrix.h"
 #include "Scans.h"
 
@@ -122,6 +127,35 @@ TEST_P(ScanSpecialValuesCBackend, MatchesEvaluator) { expectMatches(GetParam());
 INSTANTIATE_TEST_SUITE_P(ScanSpecialValues, ScanSpecialValuesCBackend, ::testing::ValuesIn(scanSpecialValueCases()),
                          caseName);
 
+class LoopCBackend : public CBackend {
+ public:
+  static void SetUpTestSuite() { runSelected(loopCases(), defaultRunnerOptions()); }
+};
+TEST_P(LoopCBackend, MatchesEvaluator) { expectMatches(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Loops, LoopCBackend, ::testing::ValuesIn(loopCases()), caseName);
+
+// The rounds the evaluator runs, known by construction (Loops.h): the
+// C suites compare against it, so it has to be right.
+TEST(LoopRounds, EvaluatorCountsTheRounds) {
+  std::vector<ProgramCase> cases = loopCases();
+  for (const LoopRounds& want : loopRounds()) {
+    auto c = std::find_if(cases.begin(), cases.end(), [&](const ProgramCase& p) { return p.name == want.name; });
+    ASSERT_NE(c, cases.end()) << want.name;
+    PreparedProgram p;
+    ASSERT_EQ(prepareProgram(*c, "k", p), "") << want.name;
+    ASSERT_EQ(p.runs.size(), want.rounds.size()) << want.name;
+    for (size_t r = 0; r < p.runs.size(); ++r) {
+      if (want.rounds[r] < 0) continue;
+      const eval::Buffer& counter = p.runs[r].expected.at(0);
+      ASSERT_GT(counter.elementCount(), 0u) << want.name << " run " << r;
+      std::vector<int> values(counter.elementCount());
+      std::memcpy(values.data(), counter.bytes.data(), values.size() * sizeof(int));
+      EXPECT_EQ(values, std::vector<int>(values.size(), static_cast<int>(want.rounds[r])))
+          << want.name << " run " << r << ": every point holds the rounds run";
+    }
+  }
+}
+
 // ------------------------------------------------------------ fp contraction
 const char* kNativeFlags = "-std=c99 -O3 -march=native -ffp-contract=fast -fopenmp -Wall -Wextra -Werror";
 
@@ -183,6 +217,15 @@ TEST(CBackendUnfused, MatchesEvaluator) {
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
 }
 
+TEST(CBackendUnfused, Loops) {
+  RunnerOptions o = defaultRunnerOptions();
+  o.fuse = false;
+  std::vector<ProgramCase> cases = loopCases();
+  std::vector<CaseOutcome> out = runCases(cases, o);
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
+}
+
 // --disable-openmp, built without -fopenmp: still warning-free and the same.
 TEST(CBackendNoOpenMP, MatchesEvaluator) {
   RunnerOptions o = defaultRunnerOptions();
@@ -215,6 +258,8 @@ TEST(CBackendSanitized, IndexArithmetic) {
     bool isInt8 = c.name.size() > 5 && c.name.compare(c.name.size() - 5, 5, "_int8") == 0;
     if (indexHeavy && !isInt8) cases.push_back(c);
   }
+  for (const auto& c : loopCases())  // carried buffers of several types and extents
+    if (c.name == "loop_carried" || c.name == "loop_rank1") cases.push_back(c);
   std::vector<CaseOutcome> out = runCases(cases, o);
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
@@ -577,6 +622,28 @@ vector#2 float full[4,3];
 c = full@[(0,1),(0,4)];
 return scan(img, 1), sat(img, int), scan(img, 0), sat(f(c)), scan(c, 1, int8), full;
 )", {{}});
+}
+
+// progfuzz lp0: with fusion on, fuse-reductions removed a stage that a sum
+// absorbed and renumbered the others, but not the stages a `do` loop's
+// bindings name, so the loop started from the next stage's image (w for
+// h<0>; a C compile error where the types differed).
+TEST(CBackendRegression, LoopAfterAnAbsorbedStage) {
+  expectBothMatch("loop_after_absorbed", R"(stencil sq(vector#2 float X) { return X * X; }
+stencil toint(vector#2 float X, double s) { return cast<int>(X * 100 + s); }
+stencil half(vector#2 int X, vector#2 float Y) { return X / 2 + (Y > 3); }
+stencil nz(vector#2 int X) { return X != 0; }
+parameter M, N;
+vector#2 float img[M,N];
+s = sum(sq(img));
+h<0> = toint(img, s);
+w = toint(img:mirror, 1.5);
+do i = 1..2
+  h<i> = half(h<i-1>, img);
+  z<i> = nz(h<i>);
+while (any(z<i>));
+return h<i>, w;
+)", {{1, 1}, {5, 7}, {37, 131}});
 }
 
 // The histogram pipelines of examples/equalize and examples/otsu in small: a 1-D

@@ -15,12 +15,15 @@ lists the rules the generator keeps): DAGs of stencil applications over 1-3
 inputs of rank 1-3, 1-3 image arguments per call with per-argument boundary
 modes, scalar arguments, down-sampled reads, offsets beyond the image, and
 sometimes samples, crops, placements, scatters, composes, compile-time loops,
-vector functions and struct images.
+vector functions and struct images; reductions, scans and `do` loops
+(loops.py) in the mixed profile and its relatives.
 """
 import argparse
 import random
 import re
 import sys
+
+import loops
 
 TYPES = ['int8', 'int16', 'int', 'float', 'double']
 # The 'mixed' profile also draws uint16 and int64 (LANGUAGE.md §7); the other
@@ -140,6 +143,7 @@ class Img:
         self.struct = struct  # struct fields [(name, type)] when a struct image
         self.text = name
         self.uses = 0
+        self.round = False  # defined in a `do` loop's body (or X<i-1>): not visible after it
 
     @property
     def rank(self):
@@ -165,7 +169,7 @@ class Gen:
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
         self.chains = profile in ('fusion', 'window')  # 'window': also 4x4 to 5x5 weighted windows
         self.r = random.Random(seed)
-        self.types = WIDE_TYPES if profile in ('mixed', 'scan') else TYPES
+        self.types = WIDE_TYPES if profile in ('mixed', 'scan', 'loop') else TYPES
         self.lines = []     # statements
         self.defs = []      # StencilDef
         self.vfns = []      # vector function texts
@@ -184,6 +188,10 @@ class Gen:
         self.red_used = set()   # those passed to a stencil's scalar parameter
         self.force_scalar = None  # a scalar argument the next stencil call must take
         self.scan_outs = []     # scans and their box filters, returned when nothing reads them
+        self.loop_it = None     # the iterator of the `do` loop being written (loops.py)
+        self.loop_iters = []    # the iterators of the program's `do` loops
+        self.loop_outs = []     # the loops' results (X<i>), returned when nothing reads them
+        self.round_param = None  # the parameter of the rounds, when a loop takes one
 
     # -------------------------------------------------------------- helpers
     def chance(self, p):
@@ -209,10 +217,12 @@ class Gen:
                'EOF', '_SC_LEVEL2_CACHE_SIZE', 'RAND_MAX', 'INT_MAX', 'FLT_MAX', 'HUGE_VAL', 'FP_NAN',
                'fast_start', 'blockIdx', 'threadIdx', 'float4', 'cudaMalloc', 'typename', 'asm', 'std']
 
-    def fresh(self, stem):
+    def fresh(self, stem, indexed=True):
+        """A new image name; in a `do` loop's body `stemN<i>` (this round's),
+        or now and then an unindexed awkward name (a round-local one)."""
         if self.chance(0.06):
             for n in self.r.sample(self.AWKWARD, len(self.AWKWARD)):
-                if n not in self.names_used and n not in self.params:
+                if n not in self.names_used and n not in self.params and n not in self.loop_iters:
                     self.names_used.add(n)
                     return n
         while True:
@@ -220,7 +230,7 @@ class Gen:
             n = '%s%d' % (stem, self.nstage)
             if n not in self.names_used:
                 self.names_used.add(n)
-                return n
+                return '%s<%s>' % (n, self.loop_it) if self.loop_it and indexed else n
 
     def elements(self, img):
         n = 1
@@ -628,8 +638,18 @@ class Gen:
     def add(self, img, name=None):
         img.name = name or img.name or self.fresh('s')
         img.text = img.name
+        img.round = img.round or self.loop_it is not None
         self.pool.append(img)
         return img
+
+    def fixed_def(self, name, params, body, ret_type, tag):
+        """A stencil of a fixed text (`tag`: never reused by stencil_call)."""
+        d = StencilDef(name, [], 'stencil %s(%s) { return %s; }' % (name, ', '.join(params), body), ret_type)
+        d.ret_cast = tag
+        return d
+
+    def same_ext(self, a, b):
+        return same_extent(a, b, self.nparams)
 
     def st_call(self):
         text, out = self.stencil_call()
@@ -805,9 +825,11 @@ class Gen:
         src = self.choose_image()
         if src.struct:
             return self.st_call()
-        g = self.fresh('g')
+        g = self.fresh('g', indexed=False)
         n = self.r.randint(2, 4)
         it = self.pick(['i', 't', 'j'])
+        if it in self.loop_iters:  # a `do` loop's: its results X<i> would read as X<1>
+            it += '2'
         down = self.chance(0.25)
         # g<0> = src; for it = 1..n  g<it> = f(g<it-1>:mode, ...); endfor
         loopvar = Img(None, src.type, src.ext)
@@ -962,9 +984,7 @@ class Gen:
                 body, elem_out = 'X - 3', arith(elem, 'int')
             self.nstencil += 1
             pname = 'pw%d' % self.nstencil
-            self.defs.append(StencilDef(pname, [], 'stencil %s(vector#%d %s X) { return %s; }' %
-                                        (pname, rank, elem, body), elem_out))
-            self.defs[-1].ret_cast = 'scan-producer'  # never reused by stencil_call
+            self.defs.append(self.fixed_def(pname, ['vector#%d %s X' % (rank, elem)], body, elem_out, 'scan-producer'))
             text, elem = '%s(%s)' % (pname, text), elem_out
         sat = r.random() < 0.55
         dim = None if sat else r.randrange(rank)
@@ -1005,9 +1025,7 @@ class Gen:
             btype = arith(btype, 'float' if lit.endswith('f') else 'double' if '.' in lit else 'int')
         self.nstencil += 1
         bname = 'box%d' % self.nstencil
-        self.defs.append(StencilDef(bname, [], 'stencil %s(vector#%d %s I) { return %s; }' %
-                                    (bname, rank, rtype, expr), btype))
-        self.defs[-1].ret_cast = 'scan-box'
+        self.defs.append(self.fixed_def(bname, ['vector#%d %s I' % (rank, rtype)], expr, btype, 'scan-box'))
         m = r.choice(['clamped', 'clamped', 'extend', 'constant(0)', 'constant(7)', 'mirror', 'wrap'])
         if m == 'constant(7)' and not literal_fits('7', rtype):
             m = 'constant(0)'
@@ -1015,6 +1033,11 @@ class Gen:
         out.uses += 1
         self.lines.append('%s = %s(%s:%s);' % (box, bname, name, m))
         self.scan_outs.append(self.add(Img(box, btype, list(src.ext)), box))
+
+    # -------------------------------------------------------------- do loops
+    def st_loop(self, r):
+        """A `do` loop (loops.py), its shape drawn from `r`, the program's loop stream."""
+        loops.LoopBuilder(self, r, Img).build()
 
     # -------------------------------------------------------------- field by field
     def st_byfield(self, r):
@@ -1099,17 +1122,20 @@ class Gen:
             struct = fields
             self.struct_fields = fields
         n_in = self.pick([1, 2, 3], [4, 3, 2])
-        # Reductions and field-by-field calls (mixed profile only) draw their
-        # choices from streams of their own, so that the programs without
-        # them stay what they were.
+        # Reductions, field-by-field calls, scans and `do` loops (mixed
+        # profile and its relatives) draw their choices from streams of their
+        # own, so that the programs without them stay what they were.
+        mixed = self.profile in ('mixed', 'scan', 'loop')
         red = random.Random('%s:reduce' % self.seed)
-        with_red = self.profile in ('mixed', 'scan') and red.random() < 0.3
+        with_red = mixed and red.random() < 0.3
         bf = random.Random('%s:byfield' % self.seed)
-        with_bf = self.profile in ('mixed', 'scan') and bf.random() < 0.15
-        # Scans (profile 'scan': mixed with one or more scans in every program)
-        # draw from a stream of their own too.
+        with_bf = mixed and bf.random() < 0.15
+        # Scans: one program in four of 'mixed', every one of 'scan'.
         sc = random.Random('%s:scan' % self.seed)
-        with_scan = self.profile == 'scan'
+        with_scan = self.profile == 'scan' or (self.profile in ('mixed', 'loop') and sc.random() < 0.25)
+        # `do` loops: one program in five of 'mixed', every one of 'loop'.
+        lp = random.Random('%s:loop' % self.seed)
+        with_loop = self.profile == 'loop' or (self.profile == 'mixed' and lp.random() < 0.2)
         decls = []
         if self.params:
             decls.append('parameter %s;' % ', '.join(self.params))
@@ -1164,6 +1190,8 @@ class Gen:
                 self.st_byfield(bf)
             if with_scan and sc.random() < 0.35:
                 self.st_scan(sc)
+            if with_loop and lp.random() < 0.3:
+                self.st_loop(lp)
             k = r.random()
             if self.chains:
                 k = 0.0 if k < 0.9 else k
@@ -1194,6 +1222,8 @@ class Gen:
             self.st_byfield(bf)
         if with_scan and (not self.scan_outs or sc.random() < 0.3):
             self.st_scan(sc)
+        if with_loop and (not self.loop_iters or lp.random() < 0.2):
+            self.st_loop(lp)
         consumers = []
         extra = self.use_reductions(red, consumers) if with_red else []
         # results: the sinks first
@@ -1206,6 +1236,16 @@ class Gen:
                 outs.append(c)
         # scans and box filters nothing reads: returned too, else they are dead
         outs += [o for o in self.scan_outs if o.uses == 0 and o not in outs]
+        outs += [o for o in self.loop_outs if o.uses == 0 and o not in outs]
+        if self.round_param:
+            # the rounds of a `do` loop: a parameter after the extents' ones
+            at = [k for k, d in enumerate(decls) if d.startswith('parameter ')]
+            if at:
+                decls[at[0]] = decls[at[0]][:-1] + ', %s;' % self.round_param
+            else:
+                decls.insert(0, 'parameter %s;' % self.round_param)
+            for run, v in zip(self.runs, loops.round_values(lp, self.runs)):
+                run.append(v)
         ret = ', '.join(o.text for o in outs)
         if self.chance(0.05):
             # return a sub-domain of the result
@@ -1268,14 +1308,21 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan'],
+    ap.add_argument('--cuda-skip-reason', action='store_true',
+                    help='print why the CUDA backend cannot take the program yet (nothing when it can)')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop'],
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
                          'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
-                         'scan: mixed with scans, sats and box filters of them in every program')
+                         'scan: mixed with scans, sats and box filters of them in every program; '
+                         'loop: mixed with a do loop in every program')
     a = ap.parse_args()
     text = generate(a.seed, a.profile)
     if a.sizes:
         print(sizes_of(text))
+        return
+    if a.cuda_skip_reason:
+        if loops.has_loops(text) and not loops.CUDA_COMPILES_LOOPS:
+            print(loops.CUDA_SKIP_REASON)
         return
     if a.output:
         with open(a.output, 'w') as f:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/progfuzz/gpu_bundle.sh — random programs for the CUDA backend.
 #
-#   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile fusion|window|scan] [--prefix P] [--with-c]
+#   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop] [--prefix P] [--with-c]
 #          [--max-points N] [--special-values]
 #
 # Writes programs PREFIX<START> .. PREFIX<START+COUNT-1> of gen.py into
@@ -12,6 +12,9 @@
 #   bash tests/gpu/run_e2e_gpu.sh DIR/bundle
 # A failing case names its program (manifest.txt, "case" lines); replay it on
 # the CPU with the program in DIR/programs (tools/progfuzz/README.md).
+# Programs the CUDA backend cannot take yet (do loops, until
+# tools/progfuzz/loops.py's CUDA_COMPILES_LOOPS) are left out, each named
+# with the reason on stderr.
 # --with-c adds the C backend's code, so that `run_e2e_gpu.sh DIR/bundle
 # --c-backend` checks the bundle itself on a machine without a GPU;
 # --max-points N leaves out runs with a larger image (e2e_gpu_bundle's
@@ -19,7 +22,7 @@
 # --special-values gives the programs inputs with NaN, infinities, -0,
 # subnormals and extremes (about one element in eight).
 set -eu
-usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan] [--prefix P] [--with-c] [--max-points N] [--special-values]"
+usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop] [--prefix P] [--with-c] [--max-points N] [--special-values]"
 build=${1:?$usage}; dir=${2:?$usage}; start=${3:?$usage}; count=${4:?$usage}
 shift 4
 profile=mixed; prefix=""; extra=()
@@ -39,9 +42,18 @@ bundler="$build/tests/e2e/e2e_gpu_bundle"
 rm -rf "$dir/programs" "$dir/bundle"
 mkdir -p "$dir/programs"
 files=()
+left=0
 for ((n = start; n < start + count; n++)); do
+  why=$(python3 "$here/gen.py" "$prefix$n" --profile "$profile" --cuda-skip-reason)
+  if [ -n "$why" ]; then
+    echo "gpu_bundle.sh: left out p$prefix$n: $why" >&2
+    left=$((left + 1))
+    continue
+  fi
   f="$dir/programs/p$prefix$n.idsl"
   python3 "$here/gen.py" "$prefix$n" --profile "$profile" -o "$f"
   files+=("$f")
 done
+[ "$left" = 0 ] || echo "gpu_bundle.sh: $left of $count programs left out (above)" >&2
+[ ${#files[@]} -gt 0 ] || { echo "gpu_bundle.sh: no program left for the bundle" >&2; exit 1; }
 "$bundler" "$dir/bundle" "${extra[@]}" --programs "${files[@]}"

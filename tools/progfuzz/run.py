@@ -6,7 +6,9 @@ tests). See tools/progfuzz/README.md.
     run.py --build build-fuzzdiff --count 500 --start 0 --jobs 2 --out /tmp/progfuzz
 
 Each seed is one program. A seed fails when formac rejects it or crashes
-(--emit=c, --emit=c --no-fuse, --emit=cuda unless --no-cuda), or when the AdHoc harness
+(--emit=c, --emit=c --no-fuse, --emit=cuda unless --no-cuda; for a program with a do loop,
+while loops.CUDA_COMPILES_LOOPS is False, --emit=cuda must be the CUDA backend's located
+refusal), or when the AdHoc harness
 reports a wrong value, a C compile error, a crash, an internal error or a
 timeout. Every failure gets a folder OUT/failures/SEED-CATEGORY with the
 program, the log and replay.sh. OUT/results.jsonl has one line per seed.
@@ -26,6 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
+import loops  # noqa: E402
 
 
 def sh(cmd, timeout, env=None):
@@ -85,10 +88,35 @@ def run_seed(seed, a):
     res = {'seed': seed, 'sizes': sizes}
     cat, log = None, ''
     replay = None
+    # While the CUDA backend refuses do loops, a loop program's --emit=cuda
+    # must be that refusal (a located error), nothing worse.
+    refused = not a.no_cuda and not loops.CUDA_COMPILES_LOOPS and loops.has_loops(text)
+    if refused:
+        res['cuda'] = 'skipped: ' + loops.CUDA_SKIP_REASON
     emits = [['--emit=c'], ['--emit=c', '--no-fuse']] + ([] if a.no_cuda else [['--emit=cuda']])
+    if a.nvcc and not a.no_cuda and not refused:
+        emits.append(['--emit=cuda', '--no-fuse'])
     for flags in emits:
-        cmd = [formac, prog, '-w', '-o', '/dev/null'] + flags
+        cu = prog[:-len('.idsl')] + ('_unfused' if '--no-fuse' in flags else '') + '.cu'
+        nvcc = a.nvcc and flags[0] == '--emit=cuda' and not refused
+        cmd = [formac, prog, '-w', '-o', cu if nvcc else '/dev/null'] + flags
         rc, out = sh(cmd, 60)
+        if refused and flags == ['--emit=cuda'] and rc == 1 and re.search(r':\d+:\d+: error: ', out) \
+                and 'internal' not in out.lower():
+            continue
+        if rc == 0 and nvcc:
+            # the generated CUDA through nvcc, warnings failing, as tests/gpu's nvcc_* tests
+            cmd = [a.nvcc, '-arch=sm_90', '-O3', '-Werror', 'all-warnings', '-c', cu, '-o', '/dev/null']
+            rc, out = sh(cmd, 300)
+            os.remove(cu)
+            if rc != 0:
+                cat = 'nvcc-rejects' + ('-no-fuse' if '--no-fuse' in flags else '')
+                log = '$ %s\n%s' % (' '.join(shlex.quote(c) for c in cmd), out)
+                replay = '%s %s -w -o /tmp/progfuzz.cu %s && %s' % (
+                    shlex.quote(formac), shlex.quote(prog), ' '.join(flags),
+                    ' '.join(shlex.quote(c) for c in cmd).replace(shlex.quote(cu), '/tmp/progfuzz.cu'))
+                break
+            continue
         if rc != 0:
             if rc == 'timeout':
                 cat = 'formac-timeout'
@@ -96,7 +124,7 @@ def run_seed(seed, a):
                 cat = 'formac-rejects'
             else:
                 cat = 'formac-crash'
-            cat += '' if flags == ['--emit=c'] else ('-' + flags[-1].lstrip('-').replace('=', '-'))
+            cat += ''.join('-' + f.lstrip('-').replace('=', '-') for f in flags if f != '--emit=c')
             log = '$ %s\n%s' % (' '.join(shlex.quote(c) for c in cmd), out)
             replay = ' '.join(shlex.quote(c) for c in cmd)
             break
@@ -150,11 +178,14 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--out', default='/tmp/progfuzz')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per program')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan'],
-                    help='gen.py\'s profile (fusion: long rank-2 chains; window: with weighted windows; '
-                    'scan: mixed with scans, sats and box filters of them)')
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop'],
+                    help='gen.py\'s profile (mixed: everything, scans and do loops now and then; fusion: long '
+                    'rank-2 chains; window: with weighted windows; scan: mixed with scans, sats and box filters '
+                    'of them in every program; loop: mixed with a do loop in every program)')
     ap.add_argument('--no-cuda', action='store_true',
                     help='leave out --emit=cuda (for constructs the CUDA backend does not compile yet)')
+    ap.add_argument('--nvcc', help='also compile the generated CUDA (fused and --no-fuse) with this nvcc '
+                    '(-arch=sm_90 -O3, warnings fail), e.g. /usr/local/cuda/bin/nvcc')
     ap.add_argument('--cc', help='the C compiler the harness uses (FORMAC_E2E_CC), e.g. clang')
     ap.add_argument('--cflags', help='flags added to the harness\'s (FORMAC_E2E_CFLAGS), e.g. '
                     '"-fsanitize=address,undefined -fno-sanitize-recover=all"')
@@ -171,6 +202,7 @@ def main():
     os.makedirs(os.path.join(a.out, 'work'), exist_ok=True)
     seeds = ['%s%d' % (a.prefix, i) for i in range(a.start, a.start + a.count)]
     counts = {}
+    cuda_skipped = 0
     t0 = time.time()
     with open(os.path.join(a.out, 'results.jsonl'), 'a') as log, \
             cf.ThreadPoolExecutor(max_workers=a.jobs) as pool:
@@ -183,6 +215,7 @@ def main():
                 r = {'seed': futs[fut], 'category': 'generator-exception', 'error': repr(e)}
             done += 1
             counts[r['category']] = counts.get(r['category'], 0) + 1
+            cuda_skipped += 'cuda' in r
             log.write(json.dumps(r) + '\n')
             log.flush()
             if r['category'] != 'ok' or not a.quiet:
@@ -190,6 +223,9 @@ def main():
                                                  (' -> ' + r['dir']) if 'dir' in r else ''), flush=True)
     print('%d programs in %.0f s: %s' % (len(seeds), time.time() - t0,
                                           ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+    if cuda_skipped:
+        print('%d of them not compiled for CUDA (their --emit=cuda gave the expected refusal), %s' %
+              (cuda_skipped, loops.CUDA_SKIP_REASON))
     return 0 if set(counts) <= {'ok'} else 1
 
 
