@@ -1308,8 +1308,6 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--cuda-skip-reason', action='store_true',
-                    help='print why the CUDA backend cannot take the program yet (nothing when it can)')
     ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop'],
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
                          'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
@@ -1319,10 +1317,6 @@ def main():
     text = generate(a.seed, a.profile)
     if a.sizes:
         print(sizes_of(text))
-        return
-    if a.cuda_skip_reason:
-        if loops.has_loops(text) and not loops.CUDA_COMPILES_LOOPS:
-            print(loops.CUDA_SKIP_REASON)
         return
     if a.output:
         with open(a.output, 'w') as f:

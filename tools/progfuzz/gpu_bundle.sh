@@ -12,9 +12,6 @@
 #   bash tests/gpu/run_e2e_gpu.sh DIR/bundle
 # A failing case names its program (manifest.txt, "case" lines); replay it on
 # the CPU with the program in DIR/programs (tools/progfuzz/README.md).
-# Programs the CUDA backend cannot take yet (do loops, until
-# tools/progfuzz/loops.py's CUDA_COMPILES_LOOPS) are left out, each named
-# with the reason on stderr.
 # --with-c adds the C backend's code, so that `run_e2e_gpu.sh DIR/bundle
 # --c-backend` checks the bundle itself on a machine without a GPU;
 # --max-points N leaves out runs with a larger image (e2e_gpu_bundle's
@@ -42,18 +39,9 @@ bundler="$build/tests/e2e/e2e_gpu_bundle"
 rm -rf "$dir/programs" "$dir/bundle"
 mkdir -p "$dir/programs"
 files=()
-left=0
 for ((n = start; n < start + count; n++)); do
-  why=$(python3 "$here/gen.py" "$prefix$n" --profile "$profile" --cuda-skip-reason)
-  if [ -n "$why" ]; then
-    echo "gpu_bundle.sh: left out p$prefix$n: $why" >&2
-    left=$((left + 1))
-    continue
-  fi
   f="$dir/programs/p$prefix$n.idsl"
   python3 "$here/gen.py" "$prefix$n" --profile "$profile" -o "$f"
   files+=("$f")
 done
-[ "$left" = 0 ] || echo "gpu_bundle.sh: $left of $count programs left out (above)" >&2
-[ ${#files[@]} -gt 0 ] || { echo "gpu_bundle.sh: no program left for the bundle" >&2; exit 1; }
 "$bundler" "$dir/bundle" "${extra[@]}" --programs "${files[@]}"

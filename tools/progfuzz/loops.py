@@ -15,13 +15,6 @@ the stencil calls and statements inside the body use gen.py's own machinery.
 """
 import re
 
-# The one switch for the CUDA backend: it refuses `do` loops (a located error)
-# until it compiles them; run.py then skips --emit=cuda for loop programs and
-# gpu_bundle.sh leaves them out of its bundles, saying why. Set it to True
-# when the CUDA backend compiles loops.
-CUDA_COMPILES_LOOPS = False
-CUDA_SKIP_REASON = 'a do loop: the CUDA backend does not compile loops yet (loops.CUDA_COMPILES_LOOPS)'
-
 ROUND_PARAM = 'R'
 ITERATORS = ['i', 'k', 'it', 'rnd', 'step', 'n2']
 

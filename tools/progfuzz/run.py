@@ -6,9 +6,7 @@ tests). See tools/progfuzz/README.md.
     run.py --build build-fuzzdiff --count 500 --start 0 --jobs 2 --out /tmp/progfuzz
 
 Each seed is one program. A seed fails when formac rejects it or crashes
-(--emit=c, --emit=c --no-fuse, --emit=cuda unless --no-cuda; for a program with a do loop,
-while loops.CUDA_COMPILES_LOOPS is False, --emit=cuda must be the CUDA backend's located
-refusal), or when the AdHoc harness
+(--emit=c, --emit=c --no-fuse, --emit=cuda unless --no-cuda), or when the AdHoc harness
 reports a wrong value, a C compile error, a crash, an internal error or a
 timeout. Every failure gets a folder OUT/failures/SEED-CATEGORY with the
 program, the log and replay.sh. OUT/results.jsonl has one line per seed.
@@ -28,7 +26,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
-import loops  # noqa: E402
 
 
 def sh(cmd, timeout, env=None):
@@ -88,22 +85,14 @@ def run_seed(seed, a):
     res = {'seed': seed, 'sizes': sizes}
     cat, log = None, ''
     replay = None
-    # While the CUDA backend refuses do loops, a loop program's --emit=cuda
-    # must be that refusal (a located error), nothing worse.
-    refused = not a.no_cuda and not loops.CUDA_COMPILES_LOOPS and loops.has_loops(text)
-    if refused:
-        res['cuda'] = 'skipped: ' + loops.CUDA_SKIP_REASON
     emits = [['--emit=c'], ['--emit=c', '--no-fuse']] + ([] if a.no_cuda else [['--emit=cuda']])
-    if a.nvcc and not a.no_cuda and not refused:
+    if a.nvcc and not a.no_cuda:
         emits.append(['--emit=cuda', '--no-fuse'])
     for flags in emits:
         cu = prog[:-len('.idsl')] + ('_unfused' if '--no-fuse' in flags else '') + '.cu'
-        nvcc = a.nvcc and flags[0] == '--emit=cuda' and not refused
+        nvcc = a.nvcc and flags[0] == '--emit=cuda'
         cmd = [formac, prog, '-w', '-o', cu if nvcc else '/dev/null'] + flags
         rc, out = sh(cmd, 60)
-        if refused and flags == ['--emit=cuda'] and rc == 1 and re.search(r':\d+:\d+: error: ', out) \
-                and 'internal' not in out.lower():
-            continue
         if rc == 0 and nvcc:
             # the generated CUDA through nvcc, warnings failing, as tests/gpu's nvcc_* tests
             cmd = [a.nvcc, '-arch=sm_90', '-O3', '-Werror', 'all-warnings', '-c', cu, '-o', '/dev/null']
@@ -202,7 +191,6 @@ def main():
     os.makedirs(os.path.join(a.out, 'work'), exist_ok=True)
     seeds = ['%s%d' % (a.prefix, i) for i in range(a.start, a.start + a.count)]
     counts = {}
-    cuda_skipped = 0
     t0 = time.time()
     with open(os.path.join(a.out, 'results.jsonl'), 'a') as log, \
             cf.ThreadPoolExecutor(max_workers=a.jobs) as pool:
@@ -215,7 +203,6 @@ def main():
                 r = {'seed': futs[fut], 'category': 'generator-exception', 'error': repr(e)}
             done += 1
             counts[r['category']] = counts.get(r['category'], 0) + 1
-            cuda_skipped += 'cuda' in r
             log.write(json.dumps(r) + '\n')
             log.flush()
             if r['category'] != 'ok' or not a.quiet:
@@ -223,9 +210,6 @@ def main():
                                                  (' -> ' + r['dir']) if 'dir' in r else ''), flush=True)
     print('%d programs in %.0f s: %s' % (len(seeds), time.time() - t0,
                                           ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
-    if cuda_skipped:
-        print('%d of them not compiled for CUDA (their --emit=cuda gave the expected refusal), %s' %
-              (cuda_skipped, loops.CUDA_SKIP_REASON))
     return 0 if set(counts) <= {'ok'} else 1
 
 
