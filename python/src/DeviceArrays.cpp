@@ -1,6 +1,7 @@
 #include "DeviceArrays.h"
 
 #include <dlpack/dlpack.h>
+#include <pybind11/stl.h>
 
 #include "DeviceBuffer.h"
 #include "run/CudaDriver.h"

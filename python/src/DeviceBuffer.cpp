@@ -1,6 +1,7 @@
 #include "DeviceBuffer.h"
 
 #include <dlpack/dlpack.h>
+#include <pybind11/stl.h>
 
 #include "Signature.h"
 
