@@ -13,12 +13,14 @@ import os
 
 from . import _formac
 
-__all__ = ["compile", "Pipeline", "Error", "CompileError", "jit_available"]
+__all__ = ["compile", "Pipeline", "Error", "CompileError", "jit_available", "imread", "imwrite"]
 
 Pipeline = _formac.Pipeline
 Error = _formac.Error
 CompileError = _formac.CompileError
 jit_available = _formac.jit_available
+imread = _formac.imread
+imwrite = _formac.imwrite
 
 _TARGETS = ("cpu", "cuda", "eval")
 _compiled = {}  # (text, path, target, fuse, name) -> Pipeline: this process's cache

@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include "DeviceBuffer.h"
+#include "ImageFiles.h"
 #include "PipelineObject.h"
 #include "run/Executor.h"
 
@@ -50,6 +51,7 @@ PYBIND11_MODULE(_formac, m) {
   m.attr("CompileError") = compileError;
 
   formac::python::defineDeviceBuffer(m);
+  formac::python::defineImageFiles(m);
   m.def("jit_available", &formac::run::jitAvailable,
         "True when this formac was built with the JIT (target='cpu' then runs compiled C, else the evaluator)");
 
