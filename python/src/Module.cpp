@@ -69,6 +69,8 @@ PYBIND11_MODULE(_formac, m) {
            py::arg("name") = "")
       .def("__call__", &PipelineObject::call)
       .def("__repr__", &PipelineObject::repr)
+      .def("_time_native", &PipelineObject::timeNative,
+           "_time_native(repeat, *images, **values): seconds of each of `repeat` runs through the C++ API alone")
       .def_property_readonly("name", &PipelineObject::name, "the entry point's name")
       .def_property_readonly("target", &PipelineObject::target)
       .def_property_readonly("backend", &PipelineObject::backend, "what runs it: jit, eval or cuda")

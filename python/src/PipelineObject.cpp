@@ -1,7 +1,10 @@
 #include "PipelineObject.h"
 
+#include <chrono>
+
 #include "DeviceArrays.h"
 #include "HostArrays.h"
+#include "run/CudaDriver.h"
 
 namespace py = pybind11;
 
@@ -66,62 +69,70 @@ py::object resultOf(std::vector<py::object>& results) {
 
 py::object PipelineObject::call(const py::args& args, const py::kwargs& kwargs) {
   CallArguments c = sortArguments(style_.program, inputs_, outputs_, keywords_, args, kwargs);
-  return target_ == "cuda" ? callOnDevice(c) : callOnHost(c);
+  Prepared p;
+  prepare(c, p);
+  {
+    py::gil_scoped_release unlocked;
+    runPrepared(p);
+  }
+  if (target_ == "cuda") {
+    finishDeviceCall(p.device, p.results);
+  } else {
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      if (!p.results[i]) p.results[i] = numberAt(outputs_[i].element, &p.numbers[i]);
+  }
+  return resultOf(p.results);
 }
 
-py::object PipelineObject::callOnHost(CallArguments& c) {
-  const std::string& program = style_.program;
-  std::vector<std::vector<long long>> extents(inputs_.size());
-  std::vector<void*> in(inputs_.size());
-  for (size_t i = 0; i < inputs_.size(); ++i) in[i] = hostInput(program, inputs_[i], c.images[i], extents[i]);
-  const Bound& b = bind(extents, c.values);
+std::vector<double> PipelineObject::timeNative(int repeat, const py::args& args, const py::kwargs& kwargs) {
+  CallArguments c = sortArguments(style_.program, inputs_, outputs_, keywords_, args, kwargs);
+  Prepared p;
+  prepare(c, p);
+  std::vector<double> seconds;
+  py::gil_scoped_release unlocked;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    runPrepared(p);
+    if (target_ == "cuda") run::cuda::driver().check(run::cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return seconds;
+}
 
-  std::vector<py::object> results(outputs_.size());
-  std::vector<void*> out(outputs_.size());
-  std::vector<double> numbers(outputs_.size());  // rank-0 results of a number type
+void PipelineObject::prepare(CallArguments& c, Prepared& p) {
+  const std::string& program = style_.program;
+  bool device = target_ == "cuda";
+  if (device && !c.images.empty()) startDeviceCall(c.images[0], p.device);
+  std::vector<std::vector<long long>> extents(inputs_.size());
+  p.in.resize(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    p.in[i] = device ? deviceInput(program, inputs_[i], c.images[i], extents[i], p.device)
+                     : hostInput(program, inputs_[i], c.images[i], extents[i]);
+  const Bound& b = bind(extents, c.values);
+  p.binding = b.binding;  // last_ may change while the GIL is released
+
+  p.results.resize(outputs_.size());
+  p.out.resize(outputs_.size());
+  p.numbers.resize(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const ImageSpec& s = outputs_[i];
-    if (s.rank == 0 && !s.fields) {
+    if (device) {  // a rank-0 result: a 0-d array, read without waiting
+      p.results[i] = deviceOutput(program, s, c.out[i], b.outputExtents[i], p.device, &p.out[i]);
+    } else if (s.rank == 0 && !s.fields) {
       if (!c.out[i].is_none())
         throw py::type_error(program + ": result '" + s.name + "' is a number: its out= entry must be None");
-      out[i] = &numbers[i];
-      continue;
+      p.out[i] = &p.numbers[i];
+    } else {
+      py::array a = hostOutput(program, s, c.out[i], b.outputExtents[i]);
+      p.out[i] = a.mutable_data();
+      p.results[i] = std::move(a);
     }
-    py::array a = hostOutput(program, s, c.out[i], b.outputExtents[i]);
-    out[i] = a.mutable_data();
-    results[i] = std::move(a);
   }
-  run::Binding binding = b.binding;  // last_ may change while the GIL is released
-  {
-    py::gil_scoped_release unlocked;
-    compiled_.run(binding, in, out);
-  }
-  for (size_t i = 0; i < outputs_.size(); ++i)
-    if (!results[i]) results[i] = numberAt(outputs_[i].element, &numbers[i]);
-  return resultOf(results);
 }
 
-py::object PipelineObject::callOnDevice(CallArguments& c) {
-  const std::string& program = style_.program;
-  DeviceCall call;
-  if (!c.images.empty()) startDeviceCall(c.images[0], call);
-  std::vector<std::vector<long long>> extents(inputs_.size());
-  std::vector<void*> in(inputs_.size());
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    in[i] = deviceInput(program, inputs_[i], c.images[i], extents[i], call);
-  const Bound& b = bind(extents, c.values);
-
-  std::vector<py::object> results(outputs_.size());  // a rank-0 result: a 0-d array, read without waiting
-  std::vector<void*> out(outputs_.size());
-  for (size_t i = 0; i < outputs_.size(); ++i)
-    results[i] = deviceOutput(program, outputs_[i], c.out[i], b.outputExtents[i], call, &out[i]);
-  run::Binding binding = b.binding;
-  {
-    py::gil_scoped_release unlocked;
-    compiled_.runOnDevice(binding, in, out, call.stream);
-  }
-  finishDeviceCall(call, results);
-  return resultOf(results);
+void PipelineObject::runPrepared(Prepared& p) {
+  if (target_ == "cuda") compiled_.runOnDevice(p.binding, p.in, p.out, p.device.stream);
+  else compiled_.run(p.binding, p.in, p.out);
 }
 
 std::string PipelineObject::repr() const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Arguments.h"
+#include "DeviceArrays.h"
 #include "Signature.h"
 
 namespace formac::python {
@@ -27,6 +28,10 @@ class PipelineObject {
                  const std::string& name);
 
   pybind11::object call(const pybind11::args& args, const pybind11::kwargs& kwargs);
+  // The seconds of `repeat` runs through the C++ API alone
+  // (CompiledPipeline::run, or runOnDevice and a wait) on these arguments:
+  // what the same call costs from C++, for bench/python.
+  std::vector<double> timeNative(int repeat, const pybind11::args& args, const pybind11::kwargs& kwargs);
 
   const std::string& target() const { return target_; }
   const std::string& name() const { return compiled_.name(); }
@@ -46,8 +51,17 @@ class PipelineObject {
     std::vector<std::vector<long long>> outputExtents;
   };
   const Bound& bind(std::vector<std::vector<long long>>& extents, Values& values);
-  pybind11::object callOnHost(CallArguments& c);    // numpy arrays (HostArrays.h)
-  pybind11::object callOnDevice(CallArguments& c);  // GPU arrays (DeviceArrays.h)
+  // A call's arrays checked, bound and its outputs made: numpy arrays
+  // (HostArrays.h) or, for cuda, GPU arrays (DeviceArrays.h).
+  struct Prepared {
+    DeviceCall device;
+    std::vector<void*> in, out;
+    std::vector<pybind11::object> results;  // host: null for a number result, read from `numbers`
+    std::vector<double> numbers;
+    run::Binding binding;
+  };
+  void prepare(CallArguments& c, Prepared& p);
+  void runPrepared(Prepared& p);  // without the GIL
 
   CompiledPipeline compiled_;
   std::string target_;
