@@ -15,6 +15,12 @@ std::string listOf(const std::vector<std::string>& names) {
   return t.empty() ? "none" : t;
 }
 
+std::vector<std::string> namesOf(const std::vector<ImageSpec>& specs) {
+  std::vector<std::string> n;
+  for (const auto& s : specs) n.push_back(s.name);
+  return n;
+}
+
 bool contains(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
@@ -46,12 +52,7 @@ CallArguments sortArguments(const std::string& program, const std::vector<ImageS
   c.out.assign(outputs.size(), py::none());
   if (args.size() > inputs.size())
     throw py::type_error(program + " takes " + std::to_string(inputs.size()) + " image(s) positionally (" +
-                         [&] {
-                           std::vector<std::string> n;
-                           for (const auto& s : inputs) n.push_back(s.name);
-                           return listOf(n);
-                         }() +
-                         "), but " + std::to_string(args.size()) +
+                         listOf(namesOf(inputs)) + "), but " + std::to_string(args.size()) +
                          " were given; parameters and scalars go by keyword (k=3.0)");
   for (size_t i = 0; i < args.size(); ++i) c.images[i] = args[i];
   for (auto kv : kwargs) {
@@ -79,8 +80,7 @@ CallArguments sortArguments(const std::string& program, const std::vector<ImageS
     } else if (contains(names.params, key) || contains(names.scalars, key)) {
       if (!v.is_none()) c.values[key] = numberOf(program, key, v);
     } else {
-      std::vector<std::string> all;
-      for (const auto& s : inputs) all.push_back(s.name);
+      std::vector<std::string> all = namesOf(inputs);
       all.insert(all.end(), names.params.begin(), names.params.end());
       all.insert(all.end(), names.scalars.begin(), names.scalars.end());
       all.push_back("out");

@@ -3,6 +3,7 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/stl.h>
 
+#include "ArrayChecks.h"
 #include "DeviceBuffer.h"
 #include "run/CudaDriver.h"
 
@@ -20,11 +21,6 @@ struct ArrayView {
   int bytes = 0;
   std::string dtype;               // for messages: "float32"
 };
-
-std::string typeNameOf(py::handle h) {
-  py::handle t = reinterpret_cast<PyObject*>(Py_TYPE(h.ptr()));
-  return std::string(py::str(t.attr("__module__"))) + "." + std::string(py::str(t.attr("__qualname__")));
-}
 
 std::string dtypeText(char kind, int bytes) {
   return std::string(kind == 'f' ? "float" : kind == 'u' ? "uint" : kind == 'i' ? "int" : "?") +
@@ -104,18 +100,10 @@ ArrayView viewOf(const std::string& program, const std::string& what, const Imag
 std::vector<long long> checkView(const std::string& program, const std::string& what, const ImageSpec& s,
                                  const ArrayView& v) {
   char kind = isFloating(s.element) ? 'f' : (s.element == ScalarKind::Int8 || s.element == ScalarKind::Uint16) ? 'u' : 'i';
-  if (v.kind != kind || v.bytes != scalarSize(s.element))
-    throw py::type_error(program + ": " + what + " has dtype " + v.dtype + ", but the program's '" + s.name + "' is " +
-                         s.describe() + "; formac converts nothing: pass an array of " + dtypeName(s.element));
-  std::vector<long long> shape = v.shape;
-  if (static_cast<int>(shape.size()) != s.ndim() || (s.fields && shape.back() != s.fields))
-    throw py::value_error(program + ": " + what + " has shape " + shapeText(shape) + ", but the program's '" + s.name +
-                          "' is " + s.describe());
-  if (!cContiguous(v))
-    throw py::value_error(program + ": " + what + " is not C-contiguous (shape " + shapeText(shape) +
-                          ", strides in bytes " + shapeText(v.strides) + "); formac copies nothing: pass a contiguous copy");
-  if (s.fields) shape.pop_back();
-  return shape;
+  if (v.kind != kind || v.bytes != scalarSize(s.element)) wrongDtype(program, what, s, v.dtype, std::string("torch: .to(torch.") + dtypeName(s.element) + "), CuPy and JAX: .astype(\"" + dtypeName(s.element) + "\")");
+  std::vector<long long> extent = extentOf(program, what, s, v.shape);
+  if (!cContiguous(v)) notContiguous(program, what, v.shape, v.strides, "a contiguous array (.contiguous(), .copy())");
+  return extent;
 }
 
 DeviceCall::Library libraryOf(py::handle given) {
@@ -189,9 +177,7 @@ py::object deviceOutput(const std::string& program, const ImageSpec& s, py::hand
   std::string what = "out for '" + s.name + "'";
   ArrayView v = viewOf(program, what, s, given, call);
   std::vector<long long> e = checkView(program, what, s, v);
-  if (e != extent)
-    throw py::value_error(program + ": " + what + " has shape " + shapeText(s.shapeOf(e)) + ", but the result has " +
-                          shapeText(s.shapeOf(extent)));
+  if (e != extent) wrongOutExtent(program, what, s, e, extent);
   *data = v.data;
   return py::reinterpret_borrow<py::object>(given);
 }

@@ -1,14 +1,11 @@
 #include "HostArrays.h"
 
+#include "ArrayChecks.h"
+
 namespace py = pybind11;
 
 namespace formac::python {
 namespace {
-
-std::string typeNameOf(py::handle h) {
-  py::handle t = reinterpret_cast<PyObject*>(Py_TYPE(h.ptr()));
-  return std::string(py::str(t.attr("__module__"))) + "." + std::string(py::str(t.attr("__qualname__")));
-}
 
 // Checks the array as image `s` ("input 'img'" / "out[0] ('edges')");
 // returns its extent.
@@ -18,20 +15,13 @@ std::vector<long long> checkArray(const std::string& program, const std::string&
   int alternative = 0;
   int want = numpyTypeNumber(s.element, &alternative);
   if ((descr->type_num != want && descr->type_num != alternative) || descr->byteorder == '>')
-    throw py::type_error(program + ": " + what + " has dtype " + std::string(py::str(a.dtype())) + ", but the program's '" +
-                         s.name + "' is " + s.describe() + "; formac converts nothing: pass an array of " +
-                         dtypeName(s.element) + " (.astype(numpy." + dtypeName(s.element) + "))");
+    wrongDtype(program, what, s, py::str(a.dtype()), std::string(".astype(numpy.") + dtypeName(s.element) + ")");
   std::vector<long long> shape(a.shape(), a.shape() + a.ndim());
-  bool fits = a.ndim() == s.ndim() && (!s.fields || shape.back() == s.fields);
-  if (!fits)
-    throw py::value_error(program + ": " + what + " has shape " + shapeText(shape) + ", but the program's '" + s.name +
-                          "' is " + s.describe());
+  std::vector<long long> extent = extentOf(program, what, s, shape);
   if (!(a.flags() & py::array::c_style))
-    throw py::value_error(program + ": " + what + " is not C-contiguous (shape " + shapeText(shape) + ", strides " +
-                          shapeText(std::vector<long long>(a.strides(), a.strides() + a.ndim())) +
-                          "); formac copies nothing: pass numpy.ascontiguousarray(...)");
-  if (s.fields) shape.pop_back();
-  return shape;
+    notContiguous(program, what, shape, std::vector<long long>(a.strides(), a.strides() + a.ndim()),
+                  "numpy.ascontiguousarray(...)");
+  return extent;
 }
 
 }  // namespace
@@ -60,9 +50,7 @@ py::array hostOutput(const std::string& program, const ImageSpec& s, py::handle 
   if (!py::isinstance<py::array>(given)) notAHostArray(program, what, s, given);
   auto a = py::reinterpret_borrow<py::array>(given);
   std::vector<long long> e = checkArray(program, what, s, a);
-  if (e != extent)
-    throw py::value_error(program + ": " + what + " has shape " + shapeText(s.shapeOf(e)) + ", but the result has " +
-                          shapeText(shape));
+  if (e != extent) wrongOutExtent(program, what, s, e, extent);
   if (!a.writeable()) throw py::value_error(program + ": " + what + " is read-only");
   return a;
 }

@@ -159,3 +159,12 @@ def test_device_errors(harris, rng):
 def test_cpu_pipeline_refuses_device_arrays(rng):
     with pytest.raises(TypeError, match=r"a GPU array needs target='cuda'"):
         formac.compile(example("harris"))(GpuArray(random_image(rng, (3, 3), np.float32)), k=0.04)
+
+
+def test_program_returning_its_input(log, rng):
+    try:
+        same = formac.compile("parameter M;\nvector#1 float a[M];\nreturn a;\n", target="cuda")
+    except formac.CompileError as e:
+        pytest.skip("the cuda target does not compile it: " + str(e))
+    with pytest.raises(formac.Error, match=r"returns its input 'a' unchanged"):
+        same(GpuArray(random_image(rng, (5,), np.float32)))

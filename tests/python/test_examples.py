@@ -53,3 +53,10 @@ def test_image_files_round_trip(tmp_path, rng):
         formac.imread(CAMERA, dtype=np.uint8, channels=3)
     with pytest.raises(TypeError, match=r"not complex128"):
         formac.imwrite(str(tmp_path / "c.png"), np.zeros((2, 2), complex))
+
+
+def test_image_file_argument_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"channels must be 1, 2, 3 or 4, not 5"):
+        formac.imread(CAMERA, channels=5)
+    with pytest.raises(ValueError, match=r"depth must be 8, 16 or 32, not 12"):
+        formac.imwrite(str(tmp_path / "x.png"), np.zeros((2, 2), np.float32), depth=12)
