@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine: the Python module `formac` with target="cuda" on torch,
 # CuPy and JAX arrays, against `formac run --backend=eval` bit for bit
-# (tests/gpu/python_gpu_check.py), then the GPU half of bench/python. See
+# (tests/gpu/python_gpu_check.py), then the GPU half of bench/python
+# (bench.py --device cuda, gpu_peers.py: Harris and a SAT vs torch, CuPy, JAX). See
 # tests/gpu/README.md.
 #
 #   bash tests/gpu/python_gpu.sh [WORKDIR]      (default: build-python-gpu)
@@ -49,4 +50,6 @@ status=0
 "$python" "$root/tests/gpu/python_gpu_check.py" --formac "$work/build/formac" --scratch "$work/scratch" || status=1
 echo "== bench/python on the GPU"
 "$python" "$root/bench/python/bench.py" --device cuda || status=1
+echo "== Harris and SAT against torch, CuPy and JAX"
+"$python" "$root/bench/python/gpu_peers.py" || status=1
 exit $status
