@@ -12,14 +12,6 @@ namespace {
 
 using run::cuda::driver;
 
-// Device 0's primary context made current (the cuda backend's, torch's,
-// CuPy's); retained per buffer and released with it.
-void usePrimaryContext() {
-  run::cuda::CUcontext context = nullptr;
-  driver().check(driver().cuDevicePrimaryCtxRetain(&context, 0), "cuDevicePrimaryCtxRetain");
-  driver().check(driver().cuCtxSetCurrent(context), "cuCtxSetCurrent");
-}
-
 size_t bytesOf(const std::vector<long long>& shape, ScalarKind k) {
   size_t n = static_cast<size_t>(scalarSize(k));
   for (long long e : shape) n *= static_cast<size_t>(e);
@@ -84,14 +76,18 @@ py::capsule exportBuffer(py::object self) {
 
 DeviceBuffer::DeviceBuffer(std::vector<long long> shape, ScalarKind element)
     : shape_(std::move(shape)), element_(element) {
-  usePrimaryContext();
+  driver().check(driver().cuDevicePrimaryCtxRetain(&context_, 0), "cuDevicePrimaryCtxRetain");
   size_t bytes = bytesOf(shape_, element_);
-  driver().check(driver().cuMemAlloc(&pointer_, bytes ? bytes : 1),
-                 "allocating " + std::to_string(bytes) + " bytes for a result (cuMemAlloc)");
+  run::cuda::CUresult r = driver().cuCtxSetCurrent(context_);
+  if (!r) r = driver().cuMemAlloc(&pointer_, bytes ? bytes : 1);
+  if (r) driver().cuDevicePrimaryCtxRelease(0);
+  driver().check(r, "allocating " + std::to_string(bytes) + " bytes for a result (cuMemAlloc)");
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (driver().cuMemFree(pointer_) == 0) driver().cuDevicePrimaryCtxRelease(0);
+  // The last holder may let go on any thread: the context is made current there.
+  if (driver().cuCtxSetCurrent(context_) == 0) driver().cuMemFree(pointer_);
+  driver().cuDevicePrimaryCtxRelease(0);
 }
 
 void defineDeviceBuffer(py::module_& m) {

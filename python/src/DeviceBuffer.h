@@ -27,6 +27,7 @@ class DeviceBuffer {
   ScalarKind element() const { return element_; }
 
  private:
+  run::cuda::CUcontext context_ = nullptr;  // device 0's primary context, retained while the buffer lives
   run::cuda::CUdeviceptr pointer_ = 0;
   std::vector<long long> shape_;
   ScalarKind element_;
