@@ -3,6 +3,8 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/stl.h>
 
+#include <map>
+
 #include "ArrayChecks.h"
 #include "DeviceBuffer.h"
 #include "run/CudaDriver.h"
@@ -67,6 +69,40 @@ ArrayView fromDlpack(py::handle given, DeviceCall& call) {
   return v;
 }
 
+DeviceCall::Library libraryOf(py::handle given) {
+  std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()))).attr("__module__"));
+  if (module.rfind("torch", 0) == 0) return DeviceCall::Torch;
+  if (module.rfind("cupy", 0) == 0) return DeviceCall::CuPy;
+  if (module.rfind("jax", 0) == 0) return DeviceCall::Jax;
+  return DeviceCall::Other;
+}
+
+// A torch tensor read directly: its __cuda_array_interface__ is a Python
+// property that costs several microseconds a call.
+ArrayView fromTorch(py::handle t) {
+  static const std::map<std::string, std::pair<char, int>> kinds = {
+      {"torch.uint8", {'u', 1}}, {"torch.int16", {'i', 2}}, {"torch.uint16", {'u', 2}}, {"torch.int32", {'i', 4}},
+      {"torch.int64", {'i', 8}}, {"torch.float32", {'f', 4}}, {"torch.float64", {'f', 8}}};
+  ArrayView v;
+  v.dtype = py::str(t.attr("dtype"));
+  auto kind = kinds.find(v.dtype);
+  if (kind != kinds.end()) v.kind = kind->second.first, v.bytes = kind->second.second;
+  v.shape = longs(t.attr("shape"));
+  for (long long e : longs(t.attr("stride")())) v.strides.push_back(e * v.bytes);
+  v.data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<uintptr_t>());
+  return v;
+}
+
+void checkDevice(const std::string& program, const std::string& what, const ImageSpec& s, py::handle given,
+                 int type, int id) {
+  if (type != kDLCUDA && type != kDLCUDAManaged)
+    notADeviceArray(program, what, s, given,
+                    "its memory is not on a CUDA device (DLPack device type " + std::to_string(type) + ")");
+  if (id != 0)
+    throw py::value_error(program + ": " + what + " is on CUDA device " + std::to_string(id) +
+                          ", but formac's cuda target runs on device 0");
+}
+
 bool cContiguous(const ArrayView& v) {
   if (v.strides.empty()) return true;
   long long expect = v.bytes;
@@ -80,18 +116,17 @@ bool cContiguous(const ArrayView& v) {
 // The array behind `given`, checked to be on CUDA device 0.
 ArrayView viewOf(const std::string& program, const std::string& what, const ImageSpec& s, py::handle given,
                  DeviceCall& call) {
+  if (libraryOf(given) == DeviceCall::Torch) {
+    int id = given.attr("get_device")().cast<int>();  // -1: the CPU
+    checkDevice(program, what, s, given, id < 0 ? kDLCPU : kDLCUDA, id);
+    return fromTorch(given);
+  }
   bool cai = py::hasattr(given, "__cuda_array_interface__");
   if (!cai && !py::hasattr(given, "__dlpack__"))
     notADeviceArray(program, what, s, given, "it has neither __cuda_array_interface__ nor __dlpack__");
   if (py::hasattr(given, "__dlpack_device__")) {
     py::tuple device = given.attr("__dlpack_device__")();
-    int type = device[0].cast<int>(), id = device[1].cast<int>();
-    if (type != kDLCUDA && type != kDLCUDAManaged)
-      notADeviceArray(program, what, s, given, "its memory is not on a CUDA device (DLPack device type " +
-                                                   std::to_string(type) + ")");
-    if (id != 0)
-      throw py::value_error(program + ": " + what + " is on CUDA device " + std::to_string(id) +
-                            ", but formac's cuda target runs on device 0");
+    checkDevice(program, what, s, given, device[0].cast<int>(), device[1].cast<int>());
   }
   return cai ? fromInterface(given.attr("__cuda_array_interface__")) : fromDlpack(given, call);
 }
@@ -100,19 +135,15 @@ ArrayView viewOf(const std::string& program, const std::string& what, const Imag
 std::vector<long long> checkView(const std::string& program, const std::string& what, const ImageSpec& s,
                                  const ArrayView& v) {
   char kind = isFloating(s.element) ? 'f' : (s.element == ScalarKind::Int8 || s.element == ScalarKind::Uint16) ? 'u' : 'i';
-  if (v.kind != kind || v.bytes != scalarSize(s.element)) wrongDtype(program, what, s, v.dtype, std::string("torch: .to(torch.") + dtypeName(s.element) + "), CuPy and JAX: .astype(\"" + dtypeName(s.element) + "\")");
+  if (v.kind != kind || v.bytes != scalarSize(s.element))
+    wrongDtype(program, what, s, v.dtype,
+               std::string("torch: .to(torch.") + dtypeName(s.element) + "); CuPy, JAX: .astype(\"" +
+                   dtypeName(s.element) + "\")");
   std::vector<long long> extent = extentOf(program, what, s, v.shape);
   if (!cContiguous(v)) notContiguous(program, what, v.shape, v.strides, "a contiguous array (.contiguous(), .copy())");
   return extent;
 }
 
-DeviceCall::Library libraryOf(py::handle given) {
-  std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()))).attr("__module__"));
-  if (module.rfind("torch", 0) == 0) return DeviceCall::Torch;
-  if (module.rfind("cupy", 0) == 0) return DeviceCall::CuPy;
-  if (module.rfind("jax", 0) == 0) return DeviceCall::Jax;
-  return DeviceCall::Other;
-}
 
 py::object allocate(const ImageSpec& s, const std::vector<long long>& shape, const DeviceCall& call, void** data) {
   py::tuple dims = py::cast(shape);

@@ -105,17 +105,22 @@ def test_dlpack_input_gets_the_default_stream(harris, rng):
 
 
 class FakeTensor:
+    """What the module reads of a torch tensor (torch's own attributes, not
+    its slow __cuda_array_interface__)."""
     __module__ = "torch"
 
-    def __init__(self, a):
-        self.a = a
-        self.__cuda_array_interface__ = GpuArray(a).__cuda_array_interface__
+    def __init__(self, a, device=0):
+        self.a, self.device_index = a, device
+        self.shape, self.dtype = a.shape, "torch." + a.dtype.name
 
     def data_ptr(self):
         return self.a.ctypes.data
 
-    def __dlpack_device__(self):
-        return (2, 0)
+    def stride(self):
+        return tuple(s // self.a.itemsize for s in self.a.strides)
+
+    def get_device(self):
+        return self.device_index
 
 
 def test_torch_stream_and_torch_outputs(harris, log, rng, monkeypatch):
@@ -168,3 +173,15 @@ def test_program_returning_its_input(log, rng):
         pytest.skip("the cuda target does not compile it: " + str(e))
     with pytest.raises(formac.Error, match=r"returns its input 'a' unchanged"):
         same(GpuArray(random_image(rng, (5,), np.float32)))
+
+
+def test_torch_tensor_errors(harris, rng):
+    img = random_image(rng, (6, 7), np.float32)
+    with pytest.raises(TypeError, match=r"has dtype torch.float64, .*torch: .to\(torch.float32\)"):
+        harris(FakeTensor(img.astype(np.float64)), k=0.04)
+    with pytest.raises(TypeError, match=r"memory is not on a CUDA device \(DLPack device type 1\)"):
+        harris(FakeTensor(img, device=-1), k=0.04)
+    with pytest.raises(ValueError, match=r"is on CUDA device 2"):
+        harris(FakeTensor(img, device=2), k=0.04)
+    with pytest.raises(ValueError, match=r"not C-contiguous \(shape \(6, 4\), strides in bytes \(28, 8\)\)"):
+        harris(FakeTensor(img[:, ::2]), k=0.04)
