@@ -14,6 +14,9 @@ namespace py = pybind11;
 namespace formac::python {
 namespace {
 
+// The libraries' functions are kept in static handles, never released: a
+// static py::object would be released after the interpreter is gone.
+
 // An array as either protocol describes it.
 struct ArrayView {
   void* data = nullptr;
@@ -148,14 +151,14 @@ std::vector<long long> checkView(const std::string& program, const std::string& 
 py::object allocate(const ImageSpec& s, const std::vector<long long>& shape, const DeviceCall& call, void** data) {
   py::tuple dims = py::cast(shape);
   if (call.library == DeviceCall::Torch) {
-    static py::object torch = py::module_::import("torch");
+    static py::handle torch = py::module_::import("torch").release();
     py::object t = torch.attr("empty")(dims, py::arg("dtype") = torch.attr(dtypeName(s.element)),
                                        py::arg("device") = "cuda:0");
     *data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<uintptr_t>());
     return t;
   }
   if (call.library == DeviceCall::CuPy) {
-    static py::object cupy = py::module_::import("cupy");
+    static py::handle cupy = py::module_::import("cupy").release();
     py::object a = cupy.attr("empty")(dims, py::arg("dtype") = dtypeName(s.element));
     *data = reinterpret_cast<void*>(a.attr("data").attr("ptr").cast<uintptr_t>());
     return a;
@@ -185,10 +188,10 @@ void notADeviceArray(const std::string& program, const std::string& what, const 
 void startDeviceCall(py::handle first, DeviceCall& call) {
   call.library = libraryOf(first);
   if (call.library == DeviceCall::Torch) {
-    static py::object currentStream = py::module_::import("torch.cuda").attr("current_stream");
+    static py::handle currentStream = py::object(py::module_::import("torch.cuda").attr("current_stream")).release();
     call.stream = reinterpret_cast<void*>(currentStream(0).attr("cuda_stream").cast<uintptr_t>());
   } else if (call.library == DeviceCall::CuPy) {
-    static py::object currentStream = py::module_::import("cupy.cuda").attr("get_current_stream");
+    static py::handle currentStream = py::object(py::module_::import("cupy.cuda").attr("get_current_stream")).release();
     call.stream = reinterpret_cast<void*>(currentStream().attr("ptr").cast<uintptr_t>());
   }
 }
@@ -220,7 +223,7 @@ void finishDeviceCall(DeviceCall& call, std::vector<py::object>& results) {
     run::cuda::driver().check(run::cuda::driver().cuCtxSynchronize(), "waiting for the pipeline (cuCtxSynchronize)");
   }
   if (call.library != DeviceCall::Jax) return;
-  static py::object fromDlpack = py::module_::import("jax.dlpack").attr("from_dlpack");
+  static py::handle fromDlpack = py::object(py::module_::import("jax.dlpack").attr("from_dlpack")).release();
   for (auto& r : results)
     if (r && py::isinstance<DeviceBuffer>(r)) r = fromDlpack(r);
 }

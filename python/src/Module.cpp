@@ -39,16 +39,19 @@ py::list describeAll(const std::vector<ImageSpec>& specs) {
 
 PYBIND11_MODULE(_formac, m) {
   m.doc() = "formac's compiler and runners (use the package `formac`)";
-  static py::exception<formac::UserError> error(m, "Error", PyExc_RuntimeError);
+  // Plain handles, never released: a static py::object would be released
+  // after the interpreter is gone.
+  static py::handle error = PyErr_NewException("formac._formac.Error", PyExc_RuntimeError, nullptr);
+  static py::handle compileError = PyErr_NewException("formac._formac.CompileError", PyExc_ValueError, nullptr);
+  m.attr("Error") = error;
+  m.attr("CompileError") = compileError;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const formac::UserError& e) {
-      error(e.what());
+      PyErr_SetString(error.ptr(), e.what());
     }
   });
-  static py::handle compileError = PyErr_NewException("formac._formac.CompileError", PyExc_ValueError, nullptr);
-  m.attr("CompileError") = compileError;
 
   formac::python::defineDeviceBuffer(m);
   formac::python::defineImageFiles(m);

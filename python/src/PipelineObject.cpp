@@ -128,6 +128,26 @@ void PipelineObject::prepare(CallArguments& c, Prepared& p) {
       p.results[i] = std::move(a);
     }
   }
+  checkNoOverlap(p, b.extents, b.outputExtents);  // b.extents: the inputs' (bind() took them)
+}
+
+void PipelineObject::checkNoOverlap(const Prepared& p, const std::vector<std::vector<long long>>& inputExtents,
+                                    const std::vector<std::vector<long long>>& outputExtents) const {
+  auto range = [](void* data, const ImageSpec& s, const std::vector<long long>& extent) {
+    size_t bytes = s.elementBytes;
+    for (long long e : extent) bytes *= static_cast<size_t>(e);
+    auto* begin = static_cast<const char*>(data);
+    return std::make_pair(begin, begin + bytes);
+  };
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    auto out = range(p.out[o], outputs_[o], outputExtents[o]);
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      auto in = range(p.in[i], inputs_[i], inputExtents[i]);
+      if (out.first < in.second && in.first < out.second && out.first != out.second)
+        throw py::value_error(style_.program + ": out for '" + outputs_[o].name + "' shares memory with input '" +
+                              inputs_[i].name + "'; formac does not run in place: give another array");
+    }
+  }
 }
 
 void PipelineObject::runPrepared(Prepared& p) {

@@ -62,6 +62,9 @@ class PipelineObject {
   };
   void prepare(CallArguments& c, Prepared& p);
   void runPrepared(Prepared& p);  // without the GIL
+  // A ValueError when an output's memory overlaps an input's (out= given an input).
+  void checkNoOverlap(const Prepared& p, const std::vector<std::vector<long long>>& inputExtents,
+                      const std::vector<std::vector<long long>>& outputExtents) const;
 
   CompiledPipeline compiled_;
   std::string target_;

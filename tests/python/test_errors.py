@@ -157,3 +157,13 @@ def test_gpu_array_given_to_cpu_pipeline(harris):
     with pytest.raises(TypeError, match=r"input 'img' is a .*FakeGpuArray \(not a numpy array; a GPU array needs "
                                         r"target='cuda'\)"):
         harris(FakeGpuArray(), k=0.04)
+
+
+def test_out_overlapping_an_input(rng):
+    unsharp = formac.compile(example("unsharp"))
+    img = random_image(rng, (10, 12), np.float32)
+    with pytest.raises(ValueError, match=r"out for '.*' shares memory with input 'img'; formac does not run in place"):
+        unsharp(img, amount=0.5, out=img)
+    big = random_image(rng, (20, 12), np.float32)
+    with pytest.raises(ValueError, match=r"shares memory with input 'img'"):
+        unsharp(big[:10], amount=0.5, out=big[5:15])
