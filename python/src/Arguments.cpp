@@ -30,9 +30,8 @@ bool contains(const std::vector<std::string>& names, const std::string& n) {
 // from the GPU or converted silently.
 double numberOf(const std::string& program, const std::string& name, py::handle v) {
   if (PyFloat_Check(v.ptr())) return PyFloat_AS_DOUBLE(v.ptr());
-  bool number = PyLong_Check(v.ptr()) ||
-                (PyNumber_Check(v.ptr()) && !py::isinstance<py::array>(v) && !py::hasattr(v, "__dlpack__") &&
-                 !py::hasattr(v, "__cuda_array_interface__"));
+  bool number = PyLong_Check(v.ptr()) || (PyNumber_Check(v.ptr()) && !py::isinstance<py::array>(v) &&
+                                          !py::hasattr(v, "__dlpack__") && !py::hasattr(v, "__cuda_array_interface__"));
   if (number) {
     double d = PyFloat_AsDouble(v.ptr());
     if (!PyErr_Occurred()) return d;
@@ -45,8 +44,8 @@ double numberOf(const std::string& program, const std::string& name, py::handle 
 }  // namespace
 
 CallArguments sortArguments(const std::string& program, const std::vector<ImageSpec>& inputs,
-                            const std::vector<ImageSpec>& outputs, const KeywordNames& names,
-                            const py::args& args, const py::kwargs& kwargs) {
+                            const std::vector<ImageSpec>& outputs, const KeywordNames& names, const py::args& args,
+                            const py::kwargs& kwargs) {
   CallArguments c;
   c.images.assign(inputs.size(), py::handle());
   c.out.assign(outputs.size(), py::none());

@@ -24,11 +24,14 @@ struct ArrayView {
   std::vector<long long> strides;  // in bytes; empty: C-contiguous
   char kind = '?';                 // 'i', 'u', 'f'
   int bytes = 0;
-  std::string dtype;               // for messages: "float32"
+  std::string dtype;  // for messages: "float32"
 };
 
 std::string dtypeText(char kind, int bytes) {
-  return std::string(kind == 'f' ? "float" : kind == 'u' ? "uint" : kind == 'i' ? "int" : "?") +
+  return std::string(kind == 'f'   ? "float"
+                     : kind == 'u' ? "uint"
+                     : kind == 'i' ? "int"
+                                   : "?") +
          std::to_string(8 * bytes);
 }
 
@@ -65,7 +68,11 @@ ArrayView fromDlpack(py::handle given, DeviceCall& call) {
   v.shape.assign(t.shape, t.shape + t.ndim);
   v.bytes = t.dtype.bits / 8;
   bool plain = t.dtype.lanes == 1 && t.dtype.bits % 8 == 0;
-  v.kind = !plain ? '?' : t.dtype.code == kDLFloat ? 'f' : t.dtype.code == kDLUInt ? 'u' : t.dtype.code == kDLInt ? 'i' : '?';
+  v.kind = !plain                     ? '?'
+           : t.dtype.code == kDLFloat ? 'f'
+           : t.dtype.code == kDLUInt  ? 'u'
+           : t.dtype.code == kDLInt   ? 'i'
+                                      : '?';
   v.dtype = v.kind == '?' ? "DLPack type code " + std::to_string(t.dtype.code) : dtypeText(v.kind, v.bytes);
   if (t.strides)
     for (int d = 0; d < t.ndim; ++d) v.strides.push_back(t.strides[d] * v.bytes);
@@ -84,7 +91,7 @@ DeviceCall::Library libraryOf(py::handle given) {
 // property that costs several microseconds a call.
 ArrayView fromTorch(py::handle t) {
   static const std::map<std::string, std::pair<char, int>> kinds = {
-      {"torch.uint8", {'u', 1}}, {"torch.int16", {'i', 2}}, {"torch.uint16", {'u', 2}}, {"torch.int32", {'i', 4}},
+      {"torch.uint8", {'u', 1}}, {"torch.int16", {'i', 2}},   {"torch.uint16", {'u', 2}}, {"torch.int32", {'i', 4}},
       {"torch.int64", {'i', 8}}, {"torch.float32", {'f', 4}}, {"torch.float64", {'f', 8}}};
   ArrayView v;
   v.dtype = py::str(t.attr("dtype"));
@@ -96,8 +103,8 @@ ArrayView fromTorch(py::handle t) {
   return v;
 }
 
-void checkDevice(const std::string& program, const std::string& what, const ImageSpec& s, py::handle given,
-                 int type, int id) {
+void checkDevice(const std::string& program, const std::string& what, const ImageSpec& s, py::handle given, int type,
+                 int id) {
   if (type != kDLCUDA && type != kDLCUDAManaged)
     notADeviceArray(program, what, s, given,
                     "its memory is not on a CUDA device (DLPack device type " + std::to_string(type) + ")");
@@ -137,7 +144,9 @@ ArrayView viewOf(const std::string& program, const std::string& what, const Imag
 // The array's extent for image `s` (its shape less the field axis).
 std::vector<long long> checkView(const std::string& program, const std::string& what, const ImageSpec& s,
                                  const ArrayView& v) {
-  char kind = isFloating(s.element) ? 'f' : (s.element == ScalarKind::Int8 || s.element == ScalarKind::Uint16) ? 'u' : 'i';
+  char kind = isFloating(s.element)                                                ? 'f'
+              : (s.element == ScalarKind::Int8 || s.element == ScalarKind::Uint16) ? 'u'
+                                                                                   : 'i';
   if (v.kind != kind || v.bytes != scalarSize(s.element))
     wrongDtype(program, what, s, v.dtype,
                std::string("torch: .to(torch.") + dtypeName(s.element) + "); CuPy, JAX: .astype(\"" +
@@ -147,13 +156,12 @@ std::vector<long long> checkView(const std::string& program, const std::string& 
   return extent;
 }
 
-
 py::object allocate(const ImageSpec& s, const std::vector<long long>& shape, const DeviceCall& call, void** data) {
   py::tuple dims = py::cast(shape);
   if (call.library == DeviceCall::Torch) {
     static py::handle torch = py::module_::import("torch").release();
-    py::object t = torch.attr("empty")(dims, py::arg("dtype") = torch.attr(dtypeName(s.element)),
-                                       py::arg("device") = "cuda:0");
+    py::object t =
+        torch.attr("empty")(dims, py::arg("dtype") = torch.attr(dtypeName(s.element)), py::arg("device") = "cuda:0");
     *data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<uintptr_t>());
     return t;
   }

@@ -33,7 +33,7 @@ namespace formac::python {
 // What one call's GPU arrays share.
 struct DeviceCall {
   enum Library { Torch, CuPy, Jax, Other } library = Other;
-  void* stream = nullptr;                   // a CUstream; null: the default stream
+  void* stream = nullptr;       // a CUstream; null: the default stream
   std::vector<void*> consumed;  // DLManagedTensor* of DLPack inputs, released after the run
   ~DeviceCall();
 };

@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "run/CudaDriver.h"
 #include "ir/Types.h"
+#include "run/CudaDriver.h"
 
 namespace formac::python {
 

@@ -45,7 +45,8 @@ void* hostInput(const std::string& program, const ImageSpec& s, py::handle given
 py::array hostOutput(const std::string& program, const ImageSpec& s, py::handle given,
                      const std::vector<long long>& extent) {
   std::vector<long long> shape = s.shapeOf(extent);
-  if (given.is_none()) return py::array(py::dtype(dtypeName(s.element)), std::vector<py::ssize_t>(shape.begin(), shape.end()));
+  if (given.is_none())
+    return py::array(py::dtype(dtypeName(s.element)), std::vector<py::ssize_t>(shape.begin(), shape.end()));
   std::string what = "out for '" + s.name + "'";
   if (!py::isinstance<py::array>(given)) notAHostArray(program, what, s, given);
   auto a = py::reinterpret_borrow<py::array>(given);
@@ -57,13 +58,20 @@ py::array hostOutput(const std::string& program, const ImageSpec& s, py::handle 
 
 py::object numberAt(ScalarKind k, const void* at) {
   switch (k) {
-    case ScalarKind::Int8: return py::int_(*static_cast<const unsigned char*>(at));
-    case ScalarKind::Int16: return py::int_(*static_cast<const short*>(at));
-    case ScalarKind::Uint16: return py::int_(*static_cast<const unsigned short*>(at));
-    case ScalarKind::Int: return py::int_(*static_cast<const int*>(at));
-    case ScalarKind::Int64: return py::int_(*static_cast<const long long*>(at));
-    case ScalarKind::Float: return py::float_(*static_cast<const float*>(at));
-    case ScalarKind::Double: return py::float_(*static_cast<const double*>(at));
+    case ScalarKind::Int8:
+      return py::int_(*static_cast<const unsigned char*>(at));
+    case ScalarKind::Int16:
+      return py::int_(*static_cast<const short*>(at));
+    case ScalarKind::Uint16:
+      return py::int_(*static_cast<const unsigned short*>(at));
+    case ScalarKind::Int:
+      return py::int_(*static_cast<const int*>(at));
+    case ScalarKind::Int64:
+      return py::int_(*static_cast<const long long*>(at));
+    case ScalarKind::Float:
+      return py::float_(*static_cast<const float*>(at));
+    case ScalarKind::Double:
+      return py::float_(*static_cast<const double*>(at));
   }
   return py::none();
 }

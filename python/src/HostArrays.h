@@ -15,8 +15,7 @@ namespace formac::python {
 
 // Input `s` from `given`: returns its data and sets `extent` (the array's
 // shape without the field axis).
-void* hostInput(const std::string& program, const ImageSpec& s, pybind11::handle given,
-                std::vector<long long>& extent);
+void* hostInput(const std::string& program, const ImageSpec& s, pybind11::handle given, std::vector<long long>& extent);
 
 // Output `s` of `extent`: `given` (None: a new array) checked as an input
 // is, and writeable.

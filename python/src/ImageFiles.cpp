@@ -28,7 +28,8 @@ struct Element {
   StructType rgba;
   Type type;
   Element(ScalarKind k, int channels) {
-    if (channels < 1 || channels > 4) throw py::value_error("channels must be 1, 2, 3 or 4, not " + std::to_string(channels));
+    if (channels < 1 || channels > 4)
+      throw py::value_error("channels must be 1, 2, 3 or 4, not " + std::to_string(channels));
     const char* names[] = {"r", "g", "b", "a"};
     rgba.name = "pixel";
     for (int c = 0; c < channels; ++c) rgba.fields.push_back({channels == 2 ? (c ? "a" : "v") : names[c], k});
@@ -59,9 +60,12 @@ void imwrite(const std::string& path, const py::array& given, py::object depth) 
   img.bytes.assign(static_cast<const unsigned char*>(a.data()),
                    static_cast<const unsigned char*>(a.data()) + a.nbytes());
   int bits = depth.is_none() ? (k == ScalarKind::Uint16 ? 16 : 8) : depth.cast<int>();
-  if (bits != 8 && bits != 16 && bits != 32) throw py::value_error("depth must be 8, 16 or 32, not " + std::to_string(bits));
+  if (bits != 8 && bits != 16 && bits != 32)
+    throw py::value_error("depth must be 8, 16 or 32, not " + std::to_string(bits));
   run::writeOutputImage(path, "image", img,
-                        bits == 8 ? run::SampleFormat::U8 : bits == 16 ? run::SampleFormat::U16 : run::SampleFormat::F32);
+                        bits == 8    ? run::SampleFormat::U8
+                        : bits == 16 ? run::SampleFormat::U16
+                                     : run::SampleFormat::F32);
 }
 
 }  // namespace

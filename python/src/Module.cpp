@@ -90,6 +90,5 @@ PYBIND11_MODULE(_formac, m) {
       .def_property_readonly(
           "warnings", [](const PipelineObject& p) { return p.compiled().warnings(); },
           "the compiler's warnings, rendered")
-      .def_property_readonly(
-          "compile_seconds", [](const PipelineObject& p) { return p.compiled().compileSeconds(); });
+      .def_property_readonly("compile_seconds", [](const PipelineObject& p) { return p.compiled().compileSeconds(); });
 }

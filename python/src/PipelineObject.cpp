@@ -20,8 +20,8 @@ Backend backendFor(const std::string& target) {
 
 }  // namespace
 
-PipelineObject::PipelineObject(const std::string& text, const std::string& path, const std::string& target,
-                               bool fuse, const std::string& name)
+PipelineObject::PipelineObject(const std::string& text, const std::string& path, const std::string& target, bool fuse,
+                               const std::string& name)
     : target_(target) {
   CompileOptions o;
   o.backend = backendFor(target);
@@ -151,8 +151,10 @@ void PipelineObject::checkNoOverlap(const Prepared& p, const std::vector<std::ve
 }
 
 void PipelineObject::runPrepared(Prepared& p) {
-  if (target_ == "cuda") compiled_.runOnDevice(p.binding, p.in, p.out, p.device.stream);
-  else compiled_.run(p.binding, p.in, p.out);
+  if (target_ == "cuda")
+    compiled_.runOnDevice(p.binding, p.in, p.out, p.device.stream);
+  else
+    compiled_.run(p.binding, p.in, p.out);
 }
 
 std::string PipelineObject::repr() const {
@@ -165,8 +167,8 @@ std::string PipelineObject::repr() const {
   std::string keywords;
   for (const auto& n : keywords_.params) keywords += ", " + n + "=<size>";
   for (const auto& n : keywords_.scalars) keywords += ", " + n + "=<number>";
-  return "<formac.Pipeline " + name() + "(" + list(inputs_) + keywords + ") -> (" + list(outputs_) +
-         ") target='" + target_ + "' (" + backend() + ")>";
+  return "<formac.Pipeline " + name() + "(" + list(inputs_) + keywords + ") -> (" + list(outputs_) + ") target='" +
+         target_ + "' (" + backend() + ")>";
 }
 
 }  // namespace formac::python

@@ -34,13 +34,20 @@ ImageSpec imageSpec(const ImageInfo& info) {
 
 const char* dtypeName(ScalarKind k) {
   switch (k) {
-    case ScalarKind::Int8: return "uint8";
-    case ScalarKind::Int16: return "int16";
-    case ScalarKind::Uint16: return "uint16";
-    case ScalarKind::Int: return "int32";
-    case ScalarKind::Int64: return "int64";
-    case ScalarKind::Float: return "float32";
-    case ScalarKind::Double: return "float64";
+    case ScalarKind::Int8:
+      return "uint8";
+    case ScalarKind::Int16:
+      return "int16";
+    case ScalarKind::Uint16:
+      return "uint16";
+    case ScalarKind::Int:
+      return "int32";
+    case ScalarKind::Int64:
+      return "int64";
+    case ScalarKind::Float:
+      return "float32";
+    case ScalarKind::Double:
+      return "float64";
   }
   return "?";
 }
@@ -51,13 +58,27 @@ int numpyTypeNumber(ScalarKind k, int* alternative) {
   enum { UByte = 2, Short = 3, UShort = 4, Int = 5, Long = 7, LongLong = 9, Float = 11, Double = 12 };
   int n = 0, alt = -1;
   switch (k) {
-    case ScalarKind::Int8: n = UByte; break;
-    case ScalarKind::Int16: n = Short; break;
-    case ScalarKind::Uint16: n = UShort; break;
-    case ScalarKind::Int: n = Int; break;
-    case ScalarKind::Int64: n = Long, alt = LongLong; break;
-    case ScalarKind::Float: n = Float; break;
-    case ScalarKind::Double: n = Double; break;
+    case ScalarKind::Int8:
+      n = UByte;
+      break;
+    case ScalarKind::Int16:
+      n = Short;
+      break;
+    case ScalarKind::Uint16:
+      n = UShort;
+      break;
+    case ScalarKind::Int:
+      n = Int;
+      break;
+    case ScalarKind::Int64:
+      n = Long, alt = LongLong;
+      break;
+    case ScalarKind::Float:
+      n = Float;
+      break;
+    case ScalarKind::Double:
+      n = Double;
+      break;
   }
   if (alternative) *alternative = alt < 0 ? n : alt;
   return n;

@@ -17,11 +17,11 @@
 namespace formac::python {
 
 struct ImageSpec {
-  std::string name;      // as the program writes it ("out", "g<4>")
-  std::string typeName;  // Forma's spelling of the element type: "float", "rgb"
+  std::string name;                        // as the program writes it ("out", "g<4>")
+  std::string typeName;                    // Forma's spelling of the element type: "float", "rgb"
   ScalarKind element = ScalarKind::Float;  // a struct's one field type
-  int fields = 0;        // 0: a number; else the struct's fields (the last axis)
-  int rank = 0;          // the program's rank
+  int fields = 0;                          // 0: a number; else the struct's fields (the last axis)
+  int rank = 0;                            // the program's rank
   size_t elementBytes = 0;
   int ndim() const { return rank + (fields ? 1 : 0); }
   // The array shape for a program extent.
