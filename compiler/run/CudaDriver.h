@@ -58,6 +58,7 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemsetD8)(CUdeviceptr pointer, unsigned char value, size_t count);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, size_t count, CUstream stream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr to, const void* from, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void* to, CUdeviceptr from, size_t bytes);
   CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, size_t count, CUstream stream);

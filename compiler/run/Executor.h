@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/Pipeline.h"
+#include "support/Diagnostics.h"
 
 namespace formac::run {
 
@@ -29,6 +30,13 @@ class Executor {
   // The rounds each `do` loop ran in the last run, in the program's order
   // (empty when the program has none).
   virtual std::vector<long long> loopRounds() { return {}; }
+  // As run(), every image a device pointer on the backend's GPU, used in
+  // place (no copies), the work enqueued on `stream` (a CUstream; null: the
+  // default stream) and not waited for. Only the cuda backend has it.
+  virtual void runOnDevice(void* const* args, void* stream) {
+    (void)args, (void)stream;
+    throw UserError("running on device arrays needs the cuda backend");
+  }
 };
 
 struct BackendOptions {

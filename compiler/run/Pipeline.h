@@ -87,6 +87,13 @@ class CompiledPipeline {
   // The rounds each `do` loop ran in the last run, in the program's order
   // (empty for a program without loops; formac run --verbose prints them).
   std::vector<long long> loopRounds() const;
+  // As the run above on device pointers of the GPU the cuda backend runs on
+  // (GPU 0's primary context, which torch and CuPy share), enqueued on
+  // `stream` (a CUstream; null: the default stream) with no host copies and
+  // no synchronisation: the outputs are ready when the stream gets there.
+  // Throws UserError for the other backends.
+  void runOnDevice(const run::Binding& b, const std::vector<void*>& inputs, const std::vector<void*>& outputs,
+                   void* stream);
 
   struct State;
 

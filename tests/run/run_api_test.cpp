@@ -224,6 +224,14 @@ TEST_F(RunApi, UserErrorsThrow) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("<memory>:2:"), std::string::npos) << e.what();
   }
+  // runOnDevice is the cuda backend's alone.
+  try {
+    run::Binding b = p.bind({{3, 4}}, {{"low", 1}, {"high", 2}}, run::BindStyle{});
+    p.runOnDevice(b, {in.data()}, {out.data()}, nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("running on device arrays needs the cuda backend"), std::string::npos);
+  }
   if (!kJit) {
     try {
       compileFile(kSource + "/examples/blur/blur.idsl", Backend::Jit);
