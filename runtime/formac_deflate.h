@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes bytes [at, at + n) of the stream to out; 0 on success. Called from
  * several threads at once, each with its own range. */
 typedef int (*formac_fill_fn)(void* ctx, size_t at, size_t n,
@@ -38,5 +42,9 @@ void formac__deflater_free(formac_deflater* d);
 size_t formac__deflate_bound(size_t n);
 size_t formac__deflate_chunk(formac_deflater* d, const unsigned char* in,
                              size_t n, int last, unsigned char* out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FORMAC_DEFLATE_H */

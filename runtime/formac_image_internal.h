@@ -7,6 +7,10 @@
 
 #include "formac_image.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* printf-style message into err (when err and errlen are set). */
 void formac__set_err(char* err, size_t errlen, const char* fmt, ...);
 /* width*height*channels*pages with overflow and FORMAC_IMAGE_MAX_SAMPLES
@@ -35,5 +39,9 @@ int formac__read_tiff(const char* path, formac_image* out, int all_pages,
                       char* err, size_t errlen);
 int formac__write_tiff(const char* path, const formac_image* img, char* err,
                        size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FORMAC_IMAGE_INTERNAL_H */
