@@ -23,6 +23,7 @@
 
 struct formac_deflater {
     uint32_t head[1u << HASH_BITS]; /* position of a 4-byte sequence's last occurrence */
+    uint16_t len_sym[MAX_LEN + 1];  /* length_code(len).code */
     uint32_t syms[BLOCK_SYMS];
     uint32_t lit_freq[LITLEN], dist_freq[DISTS];
 };
@@ -35,7 +36,7 @@ typedef struct {
 } bit_writer;
 
 /* Adds the low n (<= 32) bits of v, first bit first. */
-static void put_bits(bit_writer* w, uint32_t v, unsigned n)
+static inline void put_bits(bit_writer* w, uint32_t v, unsigned n)
 {
     w->bits |= (uint64_t)v << w->nbits;
     w->nbits += n;
@@ -294,7 +295,11 @@ size_t formac__deflate_bound(size_t n)
 
 formac_deflater* formac__deflater_new(void)
 {
-    return (formac_deflater*)calloc(1, sizeof(formac_deflater));
+    formac_deflater* d = (formac_deflater*)calloc(1, sizeof(formac_deflater));
+    unsigned len;
+    for (len = 3; d && len <= MAX_LEN; len++)
+        d->len_sym[len] = (uint16_t)length_code(len).code;
+    return d;
 }
 
 void formac__deflater_free(formac_deflater* d) { free(d); }
@@ -316,7 +321,7 @@ size_t formac__deflate_chunk(formac_deflater* d, const unsigned char* in, size_t
                                        (n - p < MAX_LEN ? n - p : MAX_LEN) - 4);
             if (len) {
                 d->syms[nsyms++] = MATCH_FLAG | (uint32_t)len << 16 | (uint32_t)(p - cand);
-                d->lit_freq[length_code((unsigned)len).code]++;
+                d->lit_freq[d->len_sym[len]]++;
                 d->dist_freq[dist_code((unsigned)(p - cand)).code]++;
             }
         }
