@@ -8,7 +8,8 @@
 // run::writeOutputImage from a float image (values 0..1; RGB: a struct of 3
 // floats), which converts and encodes, as after a run; "encode" is
 // formac_image_write alone on the converted samples; "read" is
-// run::readInputImage of the file into the same element type.
+// run::readInputImage of the file into the same element type. --format PNG
+// (JPEG, TIFF, ...): that format's rows only.
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -80,12 +81,13 @@ long fileSize(const std::string& path) {
 
 int main(int argc, char** argv) {
   int size = 4096, runs = 7;
-  std::string dir = "/tmp";
+  std::string dir = "/tmp", only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--size") size = std::atoi(argv[i + 1]);
     else if (a == "--runs") runs = std::atoi(argv[i + 1]);
     else if (a == "--dir") dir = argv[i + 1];
+    else if (a == "--format") only = argv[i + 1];
   }
   formac_image cam{};
   char err[512];
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
   std::printf("| format | samples | size | file MB | write ms | encode ms | read ms |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
+    if (!only.empty() && only != r.format) continue;
     std::string path = dir + "/io_bench." + r.ext;
     Times write = timeIt(runs, [&] { run::writeOutputImage(path, "out", *r.img, r.depth); });
     // The encoder alone: the converted samples of the file just written.
