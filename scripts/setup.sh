@@ -13,7 +13,7 @@ have() { dpkg -s "$1" >/dev/null 2>&1; }
 # against OpenCV's filters (skipped without it). Not libopencv-dev: that brings every
 # OpenCV module and its GUI, video and codec dependencies for two libraries.
 # libpng-dev libjpeg-dev libtiff-dev libdeflate-dev: the runtime's image files (PNG read with
-# libpng, written with libdeflate; JPEG; TIFF), all required. On Debian libjpeg-dev pulls
+# libpng, written with libdeflate's checksums; JPEG; TIFF), all required. On Debian libjpeg-dev pulls
 # libjpeg62-turbo-dev.
 for pkg in cmake g++ gcc make libgtest-dev libpng-dev libjpeg-dev libtiff-dev libdeflate-dev \
            pkg-config clang libclang-rt-14-dev \

@@ -318,11 +318,11 @@ TEST(ZlibChunks, JoinedPiecesInflateToTheBytes) {
 }
 
 // Every PNG kind the writer makes (8/16-bit gray, gray+alpha, RGB, RGBA;
-// 1x1, 1xN, Nx1, odd widths, a large image) read back by libpng exactly,
+// 1x1, 1xN, Nx1, odd widths, 1501x1100) read back by libpng exactly,
 // whole-stream and in chunks that end inside rows, some shorter than a row.
 TEST_F(RuntimeFormats, PngWriterRoundTripsEveryKindInChunks) {
   const png_uint_32 formats[] = {PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
-  const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {7, 5}, {33, 17}, {513, 300}};
+  const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {7, 5}, {33, 17}, {513, 300}, {1501, 1100}};
   for (formac_pixel_type t : {FORMAC_U8, FORMAC_U16})
     for (int channels = 1; channels <= 4; ++channels)
       for (const auto& wh : sizes)
