@@ -112,6 +112,8 @@ size_t formac__zlib_chunks(size_t n, size_t chunk, int threads,
     }
     if (threads <= 0)
         threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads < 1)
+        threads = 1;
     if ((size_t)threads > j.chunks)
         threads = (int)j.chunks;
     if (threads > MAX_THREADS)

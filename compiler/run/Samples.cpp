@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -122,7 +123,8 @@ void convertRun(const unsigned char* src, size_t ss, unsigned char* dst, size_t 
 }  // namespace
 
 // Every sample is converted on its own: a long run is cut into one part a
-// processor, converted in parallel.
+// processor (of 2^17 samples at least), converted in parallel (a part whose
+// thread cannot start is converted by this one).
 void convertSamples(const SampleSource& from, const SampleTarget& to, size_t n, Scale s) {
   auto part = [&](size_t begin, size_t end) {
     const unsigned char* src = from.data + begin * from.stride;
@@ -134,9 +136,15 @@ void convertSamples(const SampleSource& from, const SampleTarget& to, size_t n, 
       });
     });
   };
-  size_t parts = n < (size_t{1} << 18) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  size_t parts = std::clamp<size_t>(n >> 17, 1, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
-  for (size_t k = 1; k < parts; ++k) threads.emplace_back(part, n * k / parts, n * (k + 1) / parts);
+  for (size_t k = 1; k < parts; ++k) {
+    try {
+      threads.emplace_back(part, n * k / parts, n * (k + 1) / parts);
+    } catch (const std::system_error&) {
+      part(n * k / parts, n * (k + 1) / parts);
+    }
+  }
   part(0, n / parts);
   for (std::thread& t : threads) t.join();
 }
