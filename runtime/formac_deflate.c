@@ -1,6 +1,6 @@
 /* formac_deflate.c — a fast deflate (RFC 1951) compressor for one chunk:
- * greedy LZ77 with a one-entry hash table of 4-byte sequences (no insertion
- * inside matches, as fpng and libdeflate's fastest level), dynamic Huffman
+ * greedy LZ77 with a one-entry hash table of 4-byte sequences (positions
+ * inside a match are not entered: fast on long matches), dynamic Huffman
  * blocks of up to BLOCK_SYMS symbols whose code lengths are sent with a flat
  * 4-bit code (no run-length codes: ~160 bytes a block, simple), and an end
  * that lets the next chunk's bytes follow: an empty stored block, byte-aligned
