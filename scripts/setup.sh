@@ -15,7 +15,7 @@ have() { dpkg -s "$1" >/dev/null 2>&1; }
 # python3-dev pybind11-dev python3-numpy python3-pytest libdlpack-dev: the Python module
 # `formac` (python/) and its tests (the build goes on without the module).
 # libpng-dev libjpeg-dev libtiff-dev libdeflate-dev: the runtime's image files (PNG read with
-# libpng, written with libdeflate; JPEG; TIFF), all required. On Debian libjpeg-dev pulls
+# libpng, written with libdeflate's checksums; JPEG; TIFF), all required. On Debian libjpeg-dev pulls
 # libjpeg62-turbo-dev.
 for pkg in cmake g++ gcc make libgtest-dev libpng-dev libjpeg-dev libtiff-dev libdeflate-dev \
            pkg-config clang libclang-rt-14-dev \

@@ -1,13 +1,15 @@
 // io_bench: the time formac run spends writing one output image, and reading
 // it back as an input, for each format at 4096x4096 (--size N), as a
-// markdown table: the median of --runs runs (default 7) of the thread's CPU
-// time, which a busy machine barely changes, and of the wall time. The picture is the
+// markdown table: the median of --runs runs (default 7) of the process's CPU
+// time (every thread's: the PNG writer and the conversion use one a
+// processor), which a busy machine barely changes, and of the wall time. The picture is the
 // sample photo (examples/data/camera.png) tiled to the size: real content,
 // not noise or flat colour, for the compressors. "write" is
 // run::writeOutputImage from a float image (values 0..1; RGB: a struct of 3
 // floats), which converts and encodes, as after a run; "encode" is
 // formac_image_write alone on the converted samples; "read" is
-// run::readInputImage of the file into the same element type.
+// run::readInputImage of the file into the same element type. --format PNG
+// (JPEG, TIFF, ...): that format's rows only.
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -33,24 +35,24 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Median milliseconds of `runs` calls of f: the calling thread's CPU time
-// (what the work costs, whatever else the machine runs) and wall time.
+// Median milliseconds of `runs` calls of f: the process's CPU time (what
+// the work costs, whatever else the machine runs) and wall time.
 struct Times {
   double cpu, wall;
 };
-double threadSeconds() {
+double cpuSeconds() {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 Times timeIt(int runs, const std::function<void()>& f) {
   std::vector<double> cpu, wall;
   for (int r = 0; r < runs; ++r) {
-    double c0 = threadSeconds();
+    double c0 = cpuSeconds();
     auto t0 = std::chrono::steady_clock::now();
     f();
     wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3);
-    cpu.push_back((threadSeconds() - c0) * 1e3);
+    cpu.push_back((cpuSeconds() - c0) * 1e3);
   }
   return {median(cpu), median(wall)};
 }
@@ -79,12 +81,13 @@ long fileSize(const std::string& path) {
 
 int main(int argc, char** argv) {
   int size = 4096, runs = 7;
-  std::string dir = "/tmp";
+  std::string dir = "/tmp", only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--size") size = std::atoi(argv[i + 1]);
     else if (a == "--runs") runs = std::atoi(argv[i + 1]);
     else if (a == "--dir") dir = argv[i + 1];
+    else if (a == "--format") only = argv[i + 1];
   }
   formac_image cam{};
   char err[512];
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
   std::printf("| format | samples | size | file MB | write ms | encode ms | read ms |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
+    if (!only.empty() && only != r.format) continue;
     std::string path = dir + "/io_bench." + r.ext;
     Times write = timeIt(runs, [&] { run::writeOutputImage(path, "out", *r.img, r.depth); });
     // The encoder alone: the converted samples of the file just written.
@@ -154,8 +158,11 @@ int main(int argc, char** argv) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  std::printf("\nms: CPU time of the thread (wall time in brackets), median of %d runs; %s, %ld cores, %s %s; %s.\n", runs, cpuName().c_str(), sysconf(_SC_NPROCESSORS_ONLN),
-              u.sysname, u.release, date);
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  std::printf("\nms: CPU time of the process, all threads (wall time in brackets), median of %d runs; %s, %ld cores, "
+              "%s %s; load average %.1f; %s.\n",
+              runs, cpuName().c_str(), sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, load[0], date);
   formac_image_free(&cam);
   return 0;
 }

@@ -6,9 +6,11 @@
 // formula computed here; several outputs; corrupt .npy files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "RunTestSupport.h"
 #include "formac_image.h"
@@ -154,6 +156,62 @@ TEST_F(RunIo, RoundingIsHalfAwayFromZero) {
       EXPECT_EQ(got, static_cast<long long>(want)) << in[i] << " into " << formac_pixel_type_name(t);
     }
   }
+}
+
+// Contiguous runs (SSE2, four at a time, and cut into one part a processor
+// when long) round as std::round and saturate, from float and double, at
+// every awkward value: halves, just below halves, negative, above the
+// range, NaN, infinities, signed zero, denormals; an odd count leaves a
+// tail to the scalar loop. Checked against the strided (scalar) run too.
+TEST_F(RunIo, ContiguousRunsRoundAsTheScalarLoop) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> special = {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                                 std::nextafter(0.5, 0.0), 254.5, 255.5, 255.49999999, 256, 65534.5, 65535.5, 65536,
+                                 32767.5, -32768.5, -32769, 2147483646.5, 2147483647.5, -2147483648.5, 1e300, -1e300,
+                                 inf, -inf, std::numeric_limits<double>::quiet_NaN(), -0.0, 0.0, 4.9e-324, -4.9e-324,
+                                 1e-310, 3e9, -3e9};
+  std::vector<double> values;
+  for (int k = -70000; k <= 70000; ++k) values.push_back(k / 2.0);  // every half in the ranges
+  for (int rep = 0; rep < 3; ++rep) values.insert(values.end(), special.begin(), special.end());
+  while (values.size() < (size_t{1} << 19) + 3) values.push_back(static_cast<double>(values.size() % 997) / 991.0 - 0.2);
+  const size_t n = values.size();
+  std::vector<float> floats(values.begin(), values.end());
+  for (formac_pixel_type from : {FORMAC_F64, FORMAC_F32})
+    for (double mul : {1.0, 255.0, 65535.0})
+      for (formac_pixel_type t : {FORMAC_U8, FORMAC_U16, FORMAC_I16, FORMAC_I32}) {
+        SCOPED_TRACE(std::string(formac_pixel_type_name(from)) + " x " + std::to_string(mul) + " -> " +
+                     formac_pixel_type_name(t));
+        size_t es = formac_pixel_type_size(t);
+        const unsigned char* src = from == FORMAC_F64 ? reinterpret_cast<const unsigned char*>(values.data())
+                                                      : reinterpret_cast<const unsigned char*>(floats.data());
+        size_t ss = from == FORMAC_F64 ? 8 : 4;
+        std::vector<unsigned char> fast(n * es), slow(n * 2 * es);
+        run::convertSamples({from, src, ss}, {t, fast.data(), es}, n, {mul, 1});
+        run::convertSamples({from, src, ss}, {t, slow.data(), 2 * es}, n, {mul, 1});
+        double lo = t == FORMAC_U8 || t == FORMAC_U16 ? 0 : t == FORMAC_I16 ? -32768 : -2147483648.0;
+        double hi = t == FORMAC_U8 ? 255 : t == FORMAC_U16 ? 65535 : t == FORMAC_I16 ? 32767 : 2147483647.0;
+        int wrong = 0;
+        for (size_t i = 0; i < n && wrong < 5; ++i) {
+          double v = (from == FORMAC_F64 ? values[i] : static_cast<double>(floats[i])) * mul;
+          double want = std::isnan(v) ? 0 : std::min(hi, std::max(lo, std::round(v)));
+          long long got = 0, scalar = 0;
+          auto read = [&](const unsigned char* at) -> long long {
+            switch (t) {
+              case FORMAC_U8: return *at;
+              case FORMAC_U16: { unsigned short x; std::memcpy(&x, at, 2); return x; }
+              case FORMAC_I16: { short x; std::memcpy(&x, at, 2); return x; }
+              default: { int x; std::memcpy(&x, at, 4); return x; }
+            }
+          };
+          got = read(fast.data() + i * es);
+          scalar = read(slow.data() + i * 2 * es);
+          if (got != static_cast<long long>(want) || scalar != got) {
+            ++wrong;
+            ADD_FAILURE() << "sample " << i << " = " << v << ": contiguous " << got << ", strided " << scalar
+                          << ", std::round " << want;
+          }
+        }
+      }
 }
 
 // ------------------------------------------------------------------ .npy from bytes made here

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <png.h>
 #include <tiffio.h>
+#include <zlib.h>
 
 #include <unistd.h>
 
@@ -19,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "formac_deflate.h"
 #include "formac_image.h"
+#include "formac_image_internal.h"
 
 namespace fs = std::filesystem;
 
@@ -271,6 +274,91 @@ TEST_F(RuntimeFormats, PngWriterReadByLibpng) {
       ASSERT_EQ(formac_image_read_flags(p.c_str(), back.get(), FORMAC_READ_ALPHA, err, sizeof err), 0) << err;
       EXPECT_TRUE(sameSamples(src.im, back.im));
     }
+}
+
+// The pieces of formac__zlib_chunks, joined, inflate (zlib) to the bytes:
+// empty, tiny and large streams of random, repetitive and run-length
+// content, cut into chunks of 1 byte to more than the stream, on 1 and 3
+// threads. A piece that did not end byte-aligned and non-final, a wrong
+// Adler-32 or a reference across chunks would fail here.
+int fillFrom(void* ctx, size_t at, size_t n, unsigned char* out) {
+  std::memcpy(out, static_cast<const unsigned char*>(ctx) + at, n);
+  return 0;
+}
+
+TEST(ZlibChunks, JoinedPiecesInflateToTheBytes) {
+  std::mt19937 rng(7);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{3}, size_t{5}, size_t{1000}, size_t{70000}, size_t{300001}})
+    for (int content = 0; content < 3; ++content)
+      for (size_t chunk : {size_t{1}, size_t{7}, size_t{4096}, size_t{65536}, size_t{1} << 20})
+        for (int threads : {1, 3}) {
+          if (n / chunk > 20000) continue;
+          SCOPED_TRACE("n " + std::to_string(n) + " content " + std::to_string(content) + " chunk " +
+                       std::to_string(chunk) + " threads " + std::to_string(threads));
+          std::vector<unsigned char> bytes(n);
+          for (size_t i = 0; i < n; ++i)
+            bytes[i] = static_cast<unsigned char>(content == 0   ? rng()
+                                                  : content == 1 ? (i % 1500 < 700 ? i % 1500 : rng() % 4)
+                                                                 : i / 5000);
+          formac_piece* pieces = nullptr;
+          size_t count = formac__zlib_chunks(n, chunk, threads, fillFrom, bytes.data(), &pieces);
+          ASSERT_EQ(count, n ? (n + chunk - 1) / chunk : 1);
+          std::vector<unsigned char> z;
+          for (size_t c = 0; c < count; ++c) z.insert(z.end(), pieces[c].data, pieces[c].data + pieces[c].size);
+          formac__free_pieces(pieces, count);
+          std::vector<unsigned char> back(n + 1);
+          uLongf got = static_cast<uLongf>(back.size());
+          ASSERT_EQ(uncompress(back.data(), &got, z.data(), static_cast<uLong>(z.size())), Z_OK);
+          ASSERT_EQ(got, n);
+          EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), back.begin()));
+          if (content == 2 && n > 100000 && chunk > 60000) {
+            EXPECT_LT(z.size(), n / 50);  // runs compress
+          }
+        }
+}
+
+// Every PNG kind the writer makes (8/16-bit gray, gray+alpha, RGB, RGBA;
+// 1x1, 1xN, Nx1, odd widths, 1501x1100) read back by libpng exactly,
+// whole-stream and in chunks that end inside rows, some shorter than a row.
+TEST_F(RuntimeFormats, PngWriterRoundTripsEveryKindInChunks) {
+  const png_uint_32 formats[] = {PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
+  const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {7, 5}, {33, 17}, {513, 300}, {1501, 1100}};
+  for (formac_pixel_type t : {FORMAC_U8, FORMAC_U16})
+    for (int channels = 1; channels <= 4; ++channels)
+      for (const auto& wh : sizes)
+        for (size_t chunk : {size_t{5}, size_t{97}, size_t{4099}, size_t{1} << 20}) {
+          if (wh[0] * wh[1] > 10000 && chunk < 4000) continue;
+          SCOPED_TRACE(std::to_string(channels) + " channels " + formac_pixel_type_name(t) + " " +
+                       std::to_string(wh[0]) + "x" + std::to_string(wh[1]) + " chunk " + std::to_string(chunk));
+          Img src;
+          ASSERT_EQ(formac_image_alloc(src.get(), wh[0], wh[1], channels, t), 0);
+          fillRandom(src.get(), static_cast<unsigned>(channels + 10 * t + wh[0]));
+          size_t samples = formac_image_samples(src.get());
+          for (size_t i = samples / 2; i < samples; ++i) {  // half repeats: matches, also across chunks
+            if (t == FORMAC_U8) {
+              static_cast<uint8_t*>(src->data)[i] = static_cast<uint8_t*>(src->data)[i % 50];
+            } else {
+              static_cast<uint16_t*>(src->data)[i] = static_cast<uint16_t*>(src->data)[i % 50];
+            }
+          }
+          std::string p = path("c.png");
+          FILE* f = std::fopen(p.c_str(), "wb");
+          ASSERT_NE(f, nullptr);
+          int r = formac__write_png_chunked(f, p.c_str(), src.get(), chunk, 2, err, sizeof err);
+          std::fclose(f);
+          ASSERT_EQ(r, 0) << err;
+          png_image pi{};
+          pi.version = PNG_IMAGE_VERSION;
+          ASSERT_NE(png_image_begin_read_from_file(&pi, p.c_str()), 0) << pi.message;
+          EXPECT_EQ(pi.width, static_cast<png_uint_32>(wh[0]));
+          EXPECT_EQ(pi.height, static_cast<png_uint_32>(wh[1]));
+          EXPECT_EQ(pi.format & ~PNG_FORMAT_FLAG_LINEAR,
+                    formats[channels - 1]);  // the color type as written
+          png_image_free(&pi);
+          Img back;  // libpng's decoder underneath, every sample as stored
+          ASSERT_EQ(formac_image_read_flags(p.c_str(), back.get(), FORMAC_READ_ALPHA, err, sizeof err), 0) << err;
+          EXPECT_TRUE(sameSamples(src.im, back.im));
+        }
 }
 
 TEST_F(RuntimeFormats, WriteRejectsWhatTheFormatCannotHold) {
