@@ -87,6 +87,7 @@ Driver loadDriver() {
   resolve(h, d.cuMemAlloc, {"cuMemAlloc_v2"}, missing);
   resolve(h, d.cuMemFree, {"cuMemFree_v2"}, missing);
   resolve(h, d.cuMemsetD8, {"cuMemsetD8_v2"}, missing);
+  resolve(h, d.cuMemsetD8Async, {"cuMemsetD8Async"}, missing);
   resolve(h, d.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing);
   resolve(h, d.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing);
   resolve(h, d.cuLaunchKernel, {"cuLaunchKernel"}, missing);

@@ -57,6 +57,7 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemsetD8)(CUdeviceptr pointer, unsigned char value, size_t count);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, size_t count, CUstream stream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr to, const void* from, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void* to, CUdeviceptr from, size_t bytes);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,

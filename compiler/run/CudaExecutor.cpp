@@ -23,6 +23,10 @@
 //            stream (grid and block as CodeGen_CUDA.h says), outputs device
 //            -> host, then a synchronisation; every CUDA error is a UserError
 //            with the driver's message.
+//   runOnDevice  the caller's device images in place of the input and
+//            output stages' buffers (outputs zeroed first), the launches on
+//            the caller's stream: no copies, no synchronisation (the Python
+//            module's path for torch, CuPy and JAX arrays).
 // Everything runs in GPU 0's primary context.
 #include <algorithm>
 #include <array>
@@ -213,16 +217,64 @@ class CudaExecutor : public Executor {
   void run(void* const* args) override {
     gpu_->makeCurrent();
     const ir::Pipeline& p = *p_;
-    std::vector<void*> scalars(p.scalars.size(), nullptr);
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       const ir::EntryArg& a = p.inputs[k];
-      if (a.kind == ir::EntryArg::Scalar) {
-        scalars[static_cast<size_t>(a.index)] = args[k];  // in the scalar's C type, as the kernels take it
-      } else if (size_t bytes = bytesOf(a.index)) {
+      if (a.kind != ir::EntryArg::Image) continue;
+      if (size_t bytes = bytesOf(a.index))
         d_.check(d_.cuMemcpyHtoD(buffer(a.index), args[k], bytes),
                  "copying input '" + stage(a.index).name + "' to the GPU (cuMemcpyHtoD)");
-      }
     }
+    launchAll(scalarArguments(args), nullptr);
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+      int id = p.outputs[i];
+      if (size_t bytes = bytesOf(id))
+        d_.check(d_.cuMemcpyDtoH(args[p.inputs.size() + i], buffer(id), bytes),
+                 "running the kernels and copying output '" + stage(id).name + "' to the host (cuMemcpyDtoH)");
+    }
+    d_.check(d_.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  // The caller's device images stand in for the input and output stages'
+  // buffers for one run on `stream`; each output is zeroed first (the points
+  // no stage computes are 0, as in the buffers prepare() zeroes).
+  void runOnDevice(void* const* args, void* stream) override {
+    gpu_->makeCurrent();
+    const ir::Pipeline& p = *p_;
+    auto s = static_cast<CUstream>(stream);
+    std::vector<CUdeviceptr> own = buffers_;
+    struct Restore {
+      std::vector<CUdeviceptr>& buffers;
+      std::vector<CUdeviceptr>& own;
+      ~Restore() { buffers.swap(own); }
+    } restore{buffers_, own};
+    for (size_t k = 0; k < p.inputs.size(); ++k)
+      if (p.inputs[k].kind == ir::EntryArg::Image)
+        buffers_[static_cast<size_t>(p.inputs[k].index)] = reinterpret_cast<CUdeviceptr>(args[k]);
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+      int id = p.outputs[i];
+      if (stage(id).kind == ir::Stage::Input)
+        throw UserError("cuda: the program returns its input '" + stage(id).name +
+                        "' unchanged, which a run on device arrays does not do yet");
+      CUdeviceptr out = reinterpret_cast<CUdeviceptr>(args[p.inputs.size() + i]);
+      buffers_[static_cast<size_t>(id)] = out;
+      if (size_t bytes = bytesOf(id))
+        d_.check(d_.cuMemsetD8Async(out, 0, bytes, s), "zeroing output '" + stage(id).name + "' (cuMemsetD8Async)");
+    }
+    launchAll(scalarArguments(args), s);
+  }
+
+ private:
+  // Pointers to the scalar inputs' values among the entry point's arguments,
+  // by scalar index, in the C types the kernels take.
+  std::vector<void*> scalarArguments(void* const* args) const {
+    std::vector<void*> scalars(p_->scalars.size(), nullptr);
+    for (size_t k = 0; k < p_->inputs.size(); ++k)
+      if (p_->inputs[k].kind == ir::EntryArg::Scalar) scalars[static_cast<size_t>(p_->inputs[k].index)] = args[k];
+    return scalars;
+  }
+
+  // Every launch in order on `stream`, on the stages' buffers.
+  void launchAll(const std::vector<void*>& scalars, CUstream stream) {
     std::vector<void*> values;
     for (size_t i = 0; i < k_.launches.size(); ++i) {
       const codegen::CudaLaunch& l = k_.launches[i];
@@ -242,19 +294,11 @@ class CudaExecutor : public Executor {
       }
       CUfunction f = functions_[i][intIndex_ ? 0 : 1];
       d_.check(d_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                 static_cast<unsigned>(l.sharedBytes), nullptr, values.data(), nullptr),
+                                 static_cast<unsigned>(l.sharedBytes), stream, values.data(), nullptr),
                "launching " + l.kernel + "<" + (intIndex_ ? intForms_[i] : "long long") + "> (cuLaunchKernel)");
     }
-    for (size_t i = 0; i < p.outputs.size(); ++i) {
-      int id = p.outputs[i];
-      if (size_t bytes = bytesOf(id))
-        d_.check(d_.cuMemcpyDtoH(args[p.inputs.size() + i], buffer(id), bytes),
-                 "running the kernels and copying output '" + stage(id).name + "' to the host (cuMemcpyDtoH)");
-    }
-    d_.check(d_.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
- private:
   const ir::Stage& stage(int id) const { return p_->stages.at(static_cast<size_t>(id)); }
   size_t bytesOf(int id) const {
     size_t n = typeSize(stage(id).type);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/Pipeline.h"
+#include "support/Diagnostics.h"
 
 namespace formac::run {
 
@@ -26,6 +27,13 @@ class Executor {
   // scalar: a pointer to its value in the scalar's C type), then each
   // output's data. Throws UserError if the backend reports a failure.
   virtual void run(void* const* args) = 0;
+  // As run(), every image a device pointer on the backend's GPU, used in
+  // place (no copies), the work enqueued on `stream` (a CUstream; null: the
+  // default stream) and not waited for. Only the cuda backend has it.
+  virtual void runOnDevice(void* const* args, void* stream) {
+    (void)args, (void)stream;
+    throw UserError("running on device arrays needs the cuda backend");
+  }
 };
 
 struct BackendOptions {

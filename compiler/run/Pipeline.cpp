@@ -186,15 +186,20 @@ void CompiledPipeline::run(const std::vector<ImageRef>& inputs, const Values& va
   run(b, in, out);
 }
 
-void CompiledPipeline::run(const run::Binding& b, const std::vector<void*>& inputs,
-                           const std::vector<void*>& outputs) {
-  const ir::Pipeline& p = *s_->pipeline;
-  std::lock_guard<std::mutex> lock(s_->mutex);
-  if (!s_->prepared || s_->preparedParams != b.params) {
-    s_->prepared = false;
-    s_->executor->prepare(b.params);
-    s_->prepared = true;
-    s_->preparedParams = b.params;
+namespace {
+
+// Prepares the executor for `b` (when its parameters changed) and calls
+// `go(args)` with the entry point's arguments: images and scalars, outputs.
+template <typename Go>
+void withArguments(CompiledPipeline::State& s, const run::Binding& b, const std::vector<void*>& inputs,
+                   const std::vector<void*>& outputs, Go&& go) {
+  const ir::Pipeline& p = *s.pipeline;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.prepared || s.preparedParams != b.params) {
+    s.prepared = false;
+    s.executor->prepare(b.params);
+    s.prepared = true;
+    s.preparedParams = b.params;
   }
   // Scalars by pointer, each in an 8-byte slot of its C type.
   std::vector<double> slots(p.scalars.size());
@@ -206,7 +211,20 @@ void CompiledPipeline::run(const run::Binding& b, const std::vector<void*>& inpu
                                                   : static_cast<void*>(&slots[static_cast<size_t>(in.index)]));
   for (void* o : outputs) args.push_back(o);
   FORMAC_INTERNAL_CHECK(args.size() == p.inputs.size() + p.outputs.size(), "wrong number of run arguments");
-  s_->executor->run(args.data());
+  go(*s.executor, args.data());
+}
+
+}  // namespace
+
+void CompiledPipeline::run(const run::Binding& b, const std::vector<void*>& inputs,
+                           const std::vector<void*>& outputs) {
+  withArguments(*s_, b, inputs, outputs, [](run::Executor& e, void* const* args) { e.run(args); });
+}
+
+void CompiledPipeline::runOnDevice(const run::Binding& b, const std::vector<void*>& inputs,
+                                   const std::vector<void*>& outputs, void* stream) {
+  withArguments(*s_, b, inputs, outputs,
+                [stream](run::Executor& e, void* const* args) { e.runOnDevice(args, stream); });
 }
 
 }  // namespace formac

@@ -85,6 +85,13 @@ class CompiledPipeline {
   void run(const std::vector<ImageRef>& inputs, const Values& values, const std::vector<ImageRef>& outputs);
   // One run with values already bound (outputs sized by outputExtent).
   void run(const run::Binding& b, const std::vector<void*>& inputs, const std::vector<void*>& outputs);
+  // As the run above on device pointers of the GPU the cuda backend runs on
+  // (GPU 0's primary context, which torch and CuPy share), enqueued on
+  // `stream` (a CUstream; null: the default stream) with no host copies and
+  // no synchronisation: the outputs are ready when the stream gets there.
+  // Throws UserError for the other backends.
+  void runOnDevice(const run::Binding& b, const std::vector<void*>& inputs, const std::vector<void*>& outputs,
+                   void* stream);
 
   struct State;
   static CompiledPipeline fromState(std::shared_ptr<State> s);

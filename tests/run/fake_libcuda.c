@@ -5,7 +5,8 @@
    stay as the zeroed buffers left them.
      FAKE_CUDA_DEVICES=1      one sm_90 GPU; otherwise cuInit says there is none
      FAKE_CUDA_FAIL=NAME      cuMemAlloc or cuLaunchKernel fails
-     FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes
+     FAKE_CUDA_LOG=FILE       one line per launch: kernel, grid, block, shared bytes,
+                              stream; one per cuMemsetD8Async: bytes, stream
      FAKE_CUDA_SPILLS=A,B:8   functions whose lowered name contains A or B report
                               local memory to cuFuncGetAttribute: 16 bytes (spills),
                               or as many as follow a colon
@@ -149,6 +150,16 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
   memset((void*)(uintptr_t)p, v, n);
   return 0;
 }
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void* stream) {
+  const char* log = getenv("FAKE_CUDA_LOG");
+  FILE* out = log ? fopen(log, "a") : NULL;
+  if (out) {
+    fprintf(out, "memset %zu bytes stream %lx\n", n, (unsigned long)(uintptr_t)stream);
+    fclose(out);
+  }
+  memset((void*)(uintptr_t)p, v, n);
+  return 0;
+}
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void* from, size_t n) {
   memcpy((void*)(uintptr_t)to, from, n);
   return 0;
@@ -160,7 +171,6 @@ CUresult cuMemcpyDtoH_v2(void* to, CUdeviceptr from, size_t n) {
 
 CUresult cuLaunchKernel(struct function* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void* stream, void** params, void** extra) {
-  (void)stream;
   if (fails("cuLaunchKernel")) return LAUNCH_OUT_OF_RESOURCES;
   if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024 || gy > 65535 || gz > 65535 || !params ||
       extra || (int)shared > f->max_shared)
@@ -168,7 +178,8 @@ CUresult cuLaunchKernel(struct function* f, unsigned gx, unsigned gy, unsigned g
   const char* log = getenv("FAKE_CUDA_LOG");
   FILE* out = log ? fopen(log, "a") : NULL;
   if (out) {
-    fprintf(out, "%s grid %u %u %u block %u %u %u shared %u\n", f->name, gx, gy, gz, bx, by, bz, shared);
+    fprintf(out, "%s grid %u %u %u block %u %u %u shared %u stream %lx\n", f->name, gx, gy, gz, bx, by, bz, shared,
+            (unsigned long)(uintptr_t)stream);
     fclose(out);
   }
   return 0;
