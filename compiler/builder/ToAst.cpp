@@ -121,7 +121,7 @@ class Emitter {
       case Node::Carried:
       case Node::LoopResult: defineLoop(*n->loop); break;
       case Node::Input:
-      case Node::ScalarInput:
+      case Node::ScalarInput: reachedInputs_.insert(n); break;
       case Node::StencilParam: break;
       default:  // a point-wise stage: what its expression reads
         requireStage(n);
@@ -227,14 +227,24 @@ class Emitter {
   }
 
   // ------------------------------------------------------------ declarations
+  // The inputs the outputs read (an input nothing reads is not part of the
+  // pipeline), and the parameters of their extents and of the loops' rounds.
   void declarations() {
+    std::set<std::string> params;
+    for (const Node* in : reachedInputs_)
+      if (in->kind == Node::Input)
+        for (const auto& e : s_.extents.at(const_cast<Node*>(in))) params.insert(e);
+    for (const LoopInfo* L : loopsDefined_)
+      if (!L->roundsParam.empty()) params.insert(L->roundsParam);
     for (const auto& p : s_.paramNames) {
+      if (!params.count(p)) continue;
       ast::ParamDecl d;
       d.loc = s_.outputsLoc;
       d.name = p;
       prog_->params.push_back(d);
     }
     for (const Node* in : s_.inputs) {
+      if (!reachedInputs_.count(in)) continue;
       ast::InputDecl d;
       d.loc = in->loc;
       d.name = in->userName;
@@ -476,6 +486,7 @@ class Emitter {
   std::map<const Node*, Use> uses_;
   std::set<const Node*> defined_;
   std::set<const LoopInfo*> loopsDefined_;
+  std::set<const Node*> reachedInputs_;
   std::set<const Node*> conditions_;
   std::map<const Node*, Ref> refs_;
   std::set<std::string> taken_;

@@ -13,7 +13,7 @@ import os
 
 from . import _formac
 
-__all__ = ["compile", "Pipeline", "Error", "CompileError", "jit_available"]
+__all__ = ["compile", "Error", "CompileError", "jit_available"]
 
 Pipeline = _formac.Pipeline
 Error = _formac.Error
@@ -59,3 +59,12 @@ def compile(source_or_path, target="cpu", fuse=True, name=None):
         p = _formac.Pipeline(text, path, target, bool(fuse), name or "")
         _compiled[key] = p
     return p
+
+# The embedded builder (builder.py, docs/builder.md): formac.input, formac.stencil,
+# ..., and formac.Pipeline(outputs=[...]).compile(); what compile() returns (here
+# and there) is a CompiledPipeline.
+from .builder import *  # noqa: E402,F401,F403
+from .builder import __all__ as _builder_all  # noqa: E402
+
+CompiledPipeline = _formac.Pipeline
+__all__ += _builder_all + ["CompiledPipeline"]

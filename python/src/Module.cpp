@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "Builder.h"
 #include "DeviceBuffer.h"
 #include "PipelineObject.h"
 #include "run/Executor.h"
@@ -85,4 +86,5 @@ PYBIND11_MODULE(_formac, m) {
           "the compiler's warnings, rendered")
       .def_property_readonly(
           "compile_seconds", [](const PipelineObject& p) { return p.compiled().compileSeconds(); });
+  formac::python::defineBuilder(m, compileError);
 }

@@ -18,6 +18,9 @@
 
 namespace formac::python {
 
+// The options of `target` ("cpu", "eval" or "cuda"; UserError otherwise).
+CompileOptions targetOptions(const std::string& target, bool fuse, const std::string& name);
+
 class PipelineObject {
  public:
   // `target`: "cpu" (the JIT, or the evaluator where formac has no JIT),
@@ -25,6 +28,8 @@ class PipelineObject {
   // program or target.
   PipelineObject(const std::string& text, const std::string& path, const std::string& target, bool fuse,
                  const std::string& name);
+  // A pipeline compiled already (the builder's, python/src/Builder.cpp) for `target`.
+  PipelineObject(CompiledPipeline compiled, const std::string& target);
 
   pybind11::object call(const pybind11::args& args, const pybind11::kwargs& kwargs);
 
