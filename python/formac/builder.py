@@ -77,6 +77,7 @@ class Image:
     """An image (ndim >= 1) or a scalar (ndim 0) of a pipeline being built."""
     __slots__ = ("_v",)
     __hash__ = object.__hash__  # == builds a comparison, not a test
+    __array_ufunc__ = None  # np.float32(2) * x: numpy defers to Image's operators (a float literal)
 
     def __init__(self, v):
         self._v = v
