@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <regex>
@@ -83,9 +84,11 @@ std::vector<std::vector<unsigned char>> runOn(CompiledPipeline& p, std::vector<B
 }
 
 // The builder's pipeline against the text program: the same IR, and the
-// same bytes from the evaluator and the JIT on `in`.
+// same bytes from the evaluator and the JIT on `in` (and, where
+// FORMAC_TEST_CUDA is set, a GPU machine's: tests/gpu/builder_cuda.sh, for
+// the pipelines formac run's CUDA path runs, stencils only).
 void expectSameAsText(const Builder& b, const std::string& text, std::vector<Buffer> in, const Values& values,
-                      const std::string& textPath = "") {
+                      const std::string& textPath = "", bool stencilsOnly = false) {
   CompileOptions o = options(Backend::Eval);
   o.sourcePath = textPath;
   CompiledPipeline textEval = compile(text, o);
@@ -93,6 +96,10 @@ void expectSameAsText(const Builder& b, const std::string& text, std::vector<Buf
   EXPECT_EQ(dag(builtEval.pipeline()), dag(textEval.pipeline()));
   auto expected = runOn(textEval, in, values);
   EXPECT_EQ(runOn(builtEval, in, values), expected);
+  if (stencilsOnly && std::getenv("FORMAC_TEST_CUDA")) {
+    CompiledPipeline builtCuda = compile(b, options(Backend::Cuda));
+    EXPECT_EQ(runOn(builtCuda, in, values), expected);
+  }
   if (!kJit) return;
   CompiledPipeline builtJit = compile(b, options(Backend::Jit));
   EXPECT_EQ(runOn(builtJit, in, values), expected);
@@ -107,7 +114,7 @@ TEST(Builder, BlurEqualsTheExample) {
   Value output = blury(temp.mirror()).named("output");
   b.outputs({output});
   std::string path = kSource + "/examples/blur/blur.idsl";
-  expectSameAsText(b, readFile(path), {pixels(Type::Float, {37, 53}, 1)}, {}, path);
+  expectSameAsText(b, readFile(path), {pixels(Type::Float, {37, 53}, 1)}, {}, path, true);
 }
 
 // stdlib's sobel_x, sobel_y and gaussian3x3, as harris imports them.
@@ -147,7 +154,7 @@ TEST(Builder, HarrisEqualsTheExample) {
   Value sxy = gauss(ixy.mirror()).named("sxy");
   b.outputs({response(sxx, syy, sxy, k)});
   std::string path = kSource + "/examples/harris/harris.idsl";
-  expectSameAsText(b, readFile(path), {pixels(Type::Float, {41, 29}, 2)}, {{"k", 0.05}}, path);
+  expectSameAsText(b, readFile(path), {pixels(Type::Float, {41, 29}, 2)}, {{"k", 0.05}}, path, true);
 }
 
 TEST(Builder, CannyEqualsTheExample) {
@@ -193,7 +200,8 @@ TEST(Builder, CannyEqualsTheExample) {
   Value edges = thin(gx, gy, mag.mirror()).named("edges");
   b.outputs({classify(edges, low, high)});
   std::string path = kSource + "/examples/canny/canny.idsl";
-  expectSameAsText(b, readFile(path), {pixels(Type::Float, {31, 47}, 3)}, {{"low", 0.1}, {"high", 0.3}}, path);
+  expectSameAsText(b, readFile(path), {pixels(Type::Float, {31, 47}, 3)}, {{"low", 0.1}, {"high", 0.3}}, path,
+                   true);
 }
 
 TEST(Builder, NormalizeEqualsTheExample) {
