@@ -294,8 +294,6 @@ class Builder {
   };
   Program program() const;
 
-  State* state() const { return s_.get(); }
-
  private:
   std::vector<Value> loopImpl(int rounds, const std::string& param, const std::vector<Value>& init,
                               const LoopBody& body, const Site& site);

@@ -78,6 +78,10 @@ Value unaryOp(ir::UnOp op, const char* spelling, const Operand& a) {
   });
 }
 
+void requireValue(const Node* n) {
+  if (!n) throw UserError("an empty formac::builder::Value is used");
+}
+
 }  // namespace
 
 Operand::Operand(int v, Site s) : site(s), literal(ast::Expr::IntLit), number(v) {}
@@ -89,6 +93,7 @@ Type Value::type() const { return n_ ? n_->type : Type::Int; }
 std::string Value::name() const { return n_ ? n_->userName : ""; }
 
 Value Value::named(const std::string& name, Site site) const {
+  requireValue(n_);
   SourceLoc loc = s_->locate(site);
   requireIdentifier(name, "a value", loc);
   bool leaf = n_->kind == Node::Literal || n_->kind == Node::Input || n_->kind == Node::ScalarInput ||
@@ -110,6 +115,7 @@ Value Value::named(const std::string& name, Site site) const {
 }
 
 Value Value::atAxes(const std::vector<Offset>& axes, Site site) const {
+  requireValue(n_);
   SourceLoc loc = s_->locate(site);
   requireImage(n_, "'.at' reads an image at an offset", loc);
   if (static_cast<int>(axes.size()) != n_->rank)
@@ -137,6 +143,7 @@ Value Value::atAxes(const std::vector<Offset>& axes, Site site) const {
 }
 
 Value Value::withBoundary(BoundaryMode mode, double constant, bool constantIsInt, Site site) const {
+  requireValue(n_);
   SourceLoc loc = s_->locate(site);
   requireImage(n_, std::string("':") + boundaryName(mode) + "' is a boundary condition of an image", loc);
   if (s_->current->kind == Scope::StencilTrace)
@@ -187,9 +194,8 @@ Value select(const Operand& c, const Operand& a, const Operand& b) {
 }
 
 Value cast(Type t, const Operand& e) {
-  Value v = pointwise(Node::Cast, std::string("cast<") + scalarName(t) + ">", {&e},
-                      [t](const std::vector<ir::ExprPtr>& x, const SourceLoc& loc) { return sema::cast(x[0], t, loc); });
-  return v;
+  return pointwise(Node::Cast, std::string("cast<") + scalarName(t) + ">", {&e},
+                   [t](const std::vector<ir::ExprPtr>& x, const SourceLoc& loc) { return sema::cast(x[0], t, loc); });
 }
 
 Value call(const std::string& fn, const std::vector<Operand>& args) {

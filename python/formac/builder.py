@@ -89,6 +89,10 @@ class Image:
     def __repr__(self):
         return "formac.Image(%s, ndim=%d, type=%s)" % (self.name or "unnamed", self.ndim, self.dtype)
 
+    def __bool__(self):
+        raise TypeError("a formac Image has no truth value while the pipeline is built: "
+                        "use formac.select(c, a, b) for a choice per point")
+
     def named(self, name):
         """The value named `name` in the program (a stage, or a local inside a stencil)."""
         return _wrap(self._v.named(name, _site()))

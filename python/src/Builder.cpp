@@ -85,6 +85,7 @@ std::shared_ptr<fb::Builder> ownerOf(const std::vector<py::handle>& hs) {
 
 ValueBox binary(const std::string& op, py::handle a, py::handle b, const py::tuple& site) {
   return guarded([&] {
+    auto owner = ownerOf({a, b});
     fb::Site s = siteOf(site);
     fb::Operand x = operand(a, s), y = operand(b, s);
     static const std::map<std::string, fb::Value (*)(const fb::Operand&, const fb::Operand&)> ops = {
@@ -92,34 +93,40 @@ ValueBox binary(const std::string& op, py::handle a, py::handle b, const py::tup
         {"%", fb::operator%}, {"<", fb::operator<}, {">", fb::operator>}, {"<=", fb::operator<=},
         {">=", fb::operator>=}, {"==", fb::operator==}, {"!=", fb::operator!=}, {"&&", fb::operator&&},
         {"||", fb::operator||}};
-    return box(ownerOf({a, b}), ops.at(op)(x, y));
+    return box(owner, ops.at(op)(x, y));
   });
 }
 
 ValueBox unary(const std::string& op, py::handle a, const py::tuple& site) {
   return guarded([&] {
+    auto owner = ownerOf({a});
     fb::Operand x = operand(a, siteOf(site));
-    return box(ownerOf({a}), op == "-" ? -x : !x);
+    return box(owner, op == "-" ? -x : !x);
   });
 }
 
 ValueBox select(py::handle c, py::handle a, py::handle b, const py::tuple& site) {
   return guarded([&] {
+    auto owner = ownerOf({c, a, b});
     fb::Site s = siteOf(site);
-    return box(ownerOf({c, a, b}), fb::select(operand(c, s), operand(a, s), operand(b, s)));
+    return box(owner, fb::select(operand(c, s), operand(a, s), operand(b, s)));
   });
 }
 
 ValueBox cast(const std::string& type, py::handle a, const py::tuple& site) {
-  return guarded([&] { return box(ownerOf({a}), fb::cast(typeNamed(type), operand(a, siteOf(site)))); });
+  return guarded([&] {
+    auto owner = ownerOf({a});
+    return box(owner, fb::cast(typeNamed(type), operand(a, siteOf(site))));
+  });
 }
 
 ValueBox call(const std::string& fn, const std::vector<py::handle>& args, const py::tuple& site) {
   return guarded([&] {
+    auto owner = ownerOf(args);
     fb::Site s = siteOf(site);
     std::vector<fb::Operand> ops;
     for (py::handle a : args) ops.push_back(operand(a, s));
-    return box(ownerOf(args), fb::call(fn, ops));
+    return box(owner, fb::call(fn, ops));
   });
 }
 

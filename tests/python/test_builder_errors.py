@@ -173,3 +173,18 @@ def test_python_type_errors(img):
         img + True
     with pytest.raises(TypeError, match="formac.sum takes a formac Image"):
         formac.sum(3)
+    with pytest.raises(ValueError, match="does not fit Forma's int"):
+        img + 2**40
+    with pytest.raises(TypeError, match="at least one operand must be a formac Image"):
+        formac.select(1, 2, 3)
+
+
+def test_no_truth_value(img):
+    with pytest.raises(TypeError, match="has no truth value"):
+        if img > 0:
+            pass
+
+
+def test_stencil_applied_to_nothing(copy):
+    with pytest.raises(TypeError, match="a stencil is applied to at least one image"):
+        copy()

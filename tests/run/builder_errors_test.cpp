@@ -188,5 +188,75 @@ TEST_F(BuilderErrors, NoOutputs) {
   }
 }
 
+TEST_F(BuilderErrors, StencilMisuse) {
+  expectError([&] { b.stencil("none", [] { return 1; }); }, __LINE__, "stencil 'none' takes no parameter");
+  expectError([&] { b.stencil("two", {"A"}, [](Value X, Value Y) { return X + Y; }); }, __LINE__,
+              "stencil 'two' names 1 parameters, but its function takes 2");
+  Value kept = copy(img);
+  Stencil foreign = b.stencil("foreign", [&](Value) { return kept; });
+  expectError([&] { foreign(img); }, __LINE__ - 2, "which is not computed from its parameters");
+  Stencil empty = b.stencil("empty", [](Value) { return Value(); });
+  expectError([&] { empty(img); }, __LINE__ - 1, "returns no value of this builder");
+  Stencil nested = b.stencil("nested", [&](Value X) { return copy(X); });
+  expectError([&] { nested(img); }, __LINE__ - 1, "applying stencil 'copy' is a statement of the pipeline");
+  Stencil local = b.stencil("local", [](Value X) { return (X * 2).at(1, 0); });
+  expectError([&] { local(img); }, __LINE__ - 1, "only its image parameters are read at offsets");
+  Stencil named = b.stencil("named", [](Value X) { return X.named("Y"); });
+  expectError([&] { named(img); }, __LINE__ - 1, "is named where it is declared");
+  Stencil looping = b.stencil("looping", [&](Value X) {
+    return b.loop(1, {X}, [](const std::vector<Value>& p) { return Round{p, any(p[0])}; })[0];
+  });
+  expectError([&] { looping(img); }, __LINE__ - 2, "a 'do' loop is a statement of the pipeline");
+}
+
+TEST_F(BuilderErrors, LoopMisuse) {
+  expectError([&] { b.loop(1, {}, [](const std::vector<Value>& p) { return Round{p, Value()}; }); }, __LINE__,
+              "a 'do' loop carries at least one image");
+  expectError([&] { b.loop(1, {k}, [](const std::vector<Value>& p) { return Round{p, Value()}; }); }, __LINE__,
+              "a 'do' loop carries images, but 'k' is a scalar");
+  expectError([&] { b.loop(1, {img}, [](const std::vector<Value>& p) { return Round{p, Value()}; }); }, __LINE__,
+              "the body of the 'do' loop returns no condition");
+  expectError([&] {
+    b.loop(1, {img}, [&](const std::vector<Value>& p) {
+      b.outputs({p[0]});
+      return Round{p, any(p[0])};
+    });
+  }, __LINE__ - 3, "the outputs are given for the pipeline");
+}
+
+TEST_F(BuilderErrors, DeclarationMisuse) {
+  expectError([&] { b.input("cube", Type::Float, 5); }, __LINE__, "an image has rank 1 to 4, not 5");
+  expectError([&] { b.input("none", Type::Float, std::vector<std::string>{}); }, __LINE__,
+              "an image has rank 1 to 4, not 0");
+  expectError([&] { b.outputs({}); }, __LINE__, "a pipeline returns at least one value");
+  expectError([&] { b.loop("2R", {img}, [](const std::vector<Value>& p) { return Round{p, any(p[0])}; }); },
+              __LINE__ - 1, "'2R' cannot name a parameter");
+}
+
+// Values without a builder's location: the message alone.
+TEST_F(BuilderErrors, EmptyAndForeignValues) {
+  auto expectMessage = [](auto f, const std::string& message) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected: " << message;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  Value empty;
+  Builder other;
+  Value elsewhere = other.input("img", Type::Float, 2);
+  expectMessage([&] { (void)empty.at(1, 0); }, "an empty formac::builder::Value is used");
+  expectMessage([&] { (void)(empty + img); }, "an operand is an empty formac::builder::Value");
+  expectMessage([&] { (void)(img + elsewhere); }, "values of two different Builders are combined");
+  expectMessage([&] { (void)select(1, 2, 3); }, "'?:' of numbers only: write the number itself");
+  expectMessage([&] { (void)call("sqrt", {}); }, "'sqrt' needs arguments");
+  expectMessage([&] { (void)sum(empty); }, "'sum' of an empty formac::builder::Value");
+  expectMessage([&] { copy(elsewhere); }, "stencil 'copy' is given an empty or foreign Value");
+  expectMessage([&] { b.loop(1, {elsewhere}, [](const std::vector<Value>& p) { return Round{p, any(p[0])}; }); },
+                "a 'do' loop is given an empty or foreign Value");
+  expectMessage([&] { b.outputs({elsewhere}); }, "an output is an empty or foreign Value");
+}
+
 }  // namespace
 }  // namespace formac::test
