@@ -1,4 +1,4 @@
-// The front end as one call: source text -> a checked pipeline.
+// The front end as one call: source text (or a built AST) -> a checked pipeline.
 //
 // parse (with its imports, parse/Modules.h) -> sema -> verify, the sequence
 // the driver, `formac run`, the C++ API, the tests and the fuzzer all run.
@@ -20,5 +20,10 @@ namespace formac {
 // locations point into them.
 ir::Pipeline checkedPipeline(const SourceFile& source, const std::string& entryName, Warnings& warnings,
                              SourceFiles& imported, const std::vector<std::string>& importPath);
+
+// A program built without text (compiler/builder): sema -> verify, the same
+// checks and messages as a parsed program's. Its locations' files must
+// outlive the pipeline.
+ir::Pipeline checkedPipeline(const ast::Program& program, const std::string& entryName, Warnings& warnings);
 
 }  // namespace formac

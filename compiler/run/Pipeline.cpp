@@ -13,6 +13,7 @@ namespace formac {
 struct CompiledPipeline::State {
   std::shared_ptr<SourceFile> source;
   SourceFiles imported;  // the program's imports: the pipeline's locations point into them
+  std::shared_ptr<const SourceFiles> built;  // a built program's host files (its locations)
   std::shared_ptr<const ir::Pipeline> pipeline;
   std::string name;
   Backend backend = Backend::Eval;
@@ -58,16 +59,11 @@ Backend parseBackend(const std::string& name) {
 
 Backend defaultBackend() { return run::jitAvailable() ? Backend::Jit : Backend::Eval; }
 
-CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto s = std::make_shared<CompiledPipeline::State>();
-  s->source = std::make_shared<SourceFile>(SourceFile{o.sourcePath.empty() ? "<memory>" : o.sourcePath, sourceText});
-  Warnings warnings;
-  s->name = entryPointName(o.sourcePath, o.name, warnings);
-  s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
-  std::vector<std::string> importPath = o.importPath;
-  for (auto& dir : defaultImportPath()) importPath.push_back(dir);
-  ir::Pipeline pipeline = checkedPipeline(*s->source, s->name, warnings, s->imported, importPath);
+namespace {
+
+// Everything after the front end, shared by text and built programs.
+CompiledPipeline finish(std::shared_ptr<CompiledPipeline::State> s, ir::Pipeline pipeline, const Warnings& warnings,
+                        const CompileOptions& o, std::chrono::steady_clock::time_point t0) {
   s->warnings = warnings.rendered();
   s->pipeline = std::make_shared<const ir::Pipeline>(std::move(pipeline));
 
@@ -83,9 +79,44 @@ CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o)
     default: s->executor = run::makeEvalExecutor(s->pipeline); break;
   }
   s->compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return CompiledPipeline::fromState(std::move(s));
+}
+
+std::shared_ptr<CompiledPipeline::State> startState(const CompileOptions& o, const std::string& defaultPath,
+                                                    const std::string& text, Warnings& warnings) {
+  auto s = std::make_shared<CompiledPipeline::State>();
+  s->source = std::make_shared<SourceFile>(SourceFile{o.sourcePath.empty() ? defaultPath : o.sourcePath, text});
+  s->name = entryPointName(o.sourcePath, o.name, warnings);
+  s->backend = o.backend == Backend::Default ? defaultBackend() : o.backend;
+  return s;
+}
+
+}  // namespace
+
+CompiledPipeline CompiledPipeline::fromState(std::shared_ptr<State> s) {
   CompiledPipeline p;
-  p.s_ = s;
+  p.s_ = std::move(s);
   return p;
+}
+
+CompiledPipeline compile(const std::string& sourceText, const CompileOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  Warnings warnings;
+  auto s = startState(o, "<memory>", sourceText, warnings);
+  std::vector<std::string> importPath = o.importPath;
+  for (auto& dir : defaultImportPath()) importPath.push_back(dir);
+  ir::Pipeline pipeline = checkedPipeline(*s->source, s->name, warnings, s->imported, importPath);
+  return finish(s, std::move(pipeline), warnings, o, t0);
+}
+
+CompiledPipeline compile(const ast::Program& program, std::shared_ptr<const SourceFiles> files,
+                         const CompileOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  Warnings warnings;
+  auto s = startState(o, "<builder>", "", warnings);
+  s->built = std::move(files);
+  ir::Pipeline pipeline = checkedPipeline(program, s->name, warnings);
+  return finish(s, std::move(pipeline), warnings, o, t0);
 }
 
 Backend CompiledPipeline::backend() const { return s_->backend; }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/Pipeline.h"
+#include "parse/Modules.h"
 #include "run/Bindings.h"
 
 namespace formac {
@@ -96,12 +97,18 @@ class CompiledPipeline {
                    void* stream);
 
   struct State;
+  static CompiledPipeline fromState(std::shared_ptr<State> s);
 
  private:
-  friend CompiledPipeline compile(const std::string&, const CompileOptions&);
   std::shared_ptr<State> s_;
 };
 
 CompiledPipeline compile(const std::string& sourceText, const CompileOptions& options = {});
+// A program built without text (compiler/builder/Builder.h): the same checks
+// and everything after the parser. Its locations point into `files` (the
+// host program's source files), which the compiled pipeline keeps;
+// options.sourcePath names the program in run-time messages ("<builder>").
+CompiledPipeline compile(const ast::Program& program, std::shared_ptr<const SourceFiles> files,
+                         const CompileOptions& options = {});
 
 }  // namespace formac

@@ -13,9 +13,8 @@ import os
 
 from . import _formac
 
-__all__ = ["compile", "Pipeline", "Error", "CompileError", "jit_available", "imread", "imwrite"]
+__all__ = ["compile", "Error", "CompileError", "jit_available", "imread", "imwrite"]
 
-Pipeline = _formac.Pipeline
 Error = _formac.Error
 CompileError = _formac.CompileError
 jit_available = _formac.jit_available
@@ -23,7 +22,7 @@ imread = _formac.imread
 imwrite = _formac.imwrite
 
 _TARGETS = ("cpu", "cuda", "eval")
-_compiled = {}  # (text, path, target, fuse, name) -> Pipeline: this process's cache
+_compiled = {}  # (text, path, target, fuse, name) -> CompiledPipeline: this process's cache
 
 
 def _source(source_or_path):
@@ -46,7 +45,7 @@ def _source(source_or_path):
 
 def compile(source_or_path, target="cpu", fuse=True, name=None):
     """Compiles a Forma program (its text, or a path to a .idsl file) for
-    target "cpu", "cuda" or "eval"; returns a callable Pipeline. Compiled
+    target "cpu", "cuda" or "eval"; returns a callable CompiledPipeline. Compiled
     pipelines are kept per (program, target, fuse, name) for the life of the
     process, and the JIT's and NVRTC's code on disk across processes.
 
@@ -61,3 +60,12 @@ def compile(source_or_path, target="cpu", fuse=True, name=None):
         p = _formac.Pipeline(text, path, target, bool(fuse), name or "")
         _compiled[key] = p
     return p
+
+# The embedded builder (builder.py, docs/builder.md): formac.input, formac.stencil,
+# ..., and formac.Pipeline(outputs=[...]).compile(); what compile() returns (here
+# and there) is a CompiledPipeline.
+from .builder import *  # noqa: E402,F401,F403
+from .builder import __all__ as _builder_all  # noqa: E402
+
+CompiledPipeline = _formac.Pipeline
+__all__ += _builder_all + ["CompiledPipeline"]

@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "Builder.h"
 #include "DeviceBuffer.h"
 #include "ImageFiles.h"
 #include "PipelineObject.h"
@@ -90,5 +91,7 @@ PYBIND11_MODULE(_formac, m) {
       .def_property_readonly(
           "warnings", [](const PipelineObject& p) { return p.compiled().warnings(); },
           "the compiler's warnings, rendered")
-      .def_property_readonly("compile_seconds", [](const PipelineObject& p) { return p.compiled().compileSeconds(); });
+      .def_property_readonly(
+          "compile_seconds", [](const PipelineObject& p) { return p.compiled().compileSeconds(); });
+  formac::python::defineBuilder(m, compileError);
 }

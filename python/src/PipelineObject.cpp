@@ -9,26 +9,33 @@
 namespace py = pybind11;
 
 namespace formac::python {
+
+CompileOptions targetOptions(const std::string& target, bool fuse, const std::string& name) {
+  CompileOptions o;
+  if (target == "cpu") o.backend = Backend::Default;
+  else if (target == "eval") o.backend = Backend::Eval;
+  else if (target == "cuda") o.backend = Backend::Cuda;
+  else throw UserError("unknown target '" + target + "' (cpu, cuda or eval)");
+  o.fuse = fuse;
+  o.name = name;
+  return o;
+}
+
 namespace {
 
-Backend backendFor(const std::string& target) {
-  if (target == "cpu") return Backend::Default;
-  if (target == "eval") return Backend::Eval;
-  if (target == "cuda") return Backend::Cuda;
-  throw UserError("unknown target '" + target + "' (cpu, cuda or eval)");
+CompileOptions withPath(CompileOptions o, const std::string& path) {
+  o.sourcePath = path;
+  return o;
 }
 
 }  // namespace
 
-PipelineObject::PipelineObject(const std::string& text, const std::string& path, const std::string& target, bool fuse,
-                               const std::string& name)
-    : target_(target) {
-  CompileOptions o;
-  o.backend = backendFor(target);
-  o.sourcePath = path;
-  o.fuse = fuse;
-  o.name = name;
-  compiled_ = compile(text, o);
+PipelineObject::PipelineObject(const std::string& text, const std::string& path, const std::string& target,
+                               bool fuse, const std::string& name)
+    : PipelineObject(compile(text, withPath(targetOptions(target, fuse, name), path)), target) {}
+
+PipelineObject::PipelineObject(CompiledPipeline compiled, const std::string& target)
+    : compiled_(std::move(compiled)), target_(target) {
   for (const auto& info : compiled_.inputImages()) inputs_.push_back(imageSpec(info));
   for (const auto& info : compiled_.outputImages()) outputs_.push_back(imageSpec(info));
   const ir::Pipeline& p = compiled_.pipeline();
@@ -167,7 +174,7 @@ std::string PipelineObject::repr() const {
   std::string keywords;
   for (const auto& n : keywords_.params) keywords += ", " + n + "=<size>";
   for (const auto& n : keywords_.scalars) keywords += ", " + n + "=<number>";
-  return "<formac.Pipeline " + name() + "(" + list(inputs_) + keywords + ") -> (" + list(outputs_) + ") target='" +
+  return "<formac.CompiledPipeline " + name() + "(" + list(inputs_) + keywords + ") -> (" + list(outputs_) + ") target='" +
          target_ + "' (" + backend() + ")>";
 }
 

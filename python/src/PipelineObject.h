@@ -1,5 +1,5 @@
 // PipelineObject: a compiled pipeline as the Python callable
-// `formac.Pipeline`: `p(img, other, k=3.0, out=None)`.
+// `formac.CompiledPipeline`: `p(img, other, k=3.0, out=None)`.
 //
 // The call path is kept lean (a cached pipeline on a 1x1 image takes a few
 // microseconds, bench/python): the signature's specs are computed once at
@@ -19,6 +19,9 @@
 
 namespace formac::python {
 
+// The options of `target` ("cpu", "eval" or "cuda"; UserError otherwise).
+CompileOptions targetOptions(const std::string& target, bool fuse, const std::string& name);
+
 class PipelineObject {
  public:
   // `target`: "cpu" (the JIT, or the evaluator where formac has no JIT),
@@ -26,6 +29,8 @@ class PipelineObject {
   // program or target.
   PipelineObject(const std::string& text, const std::string& path, const std::string& target, bool fuse,
                  const std::string& name);
+  // A pipeline compiled already (the builder's, python/src/Builder.cpp) for `target`.
+  PipelineObject(CompiledPipeline compiled, const std::string& target);
 
   pybind11::object call(const pybind11::args& args, const pybind11::kwargs& kwargs);
   // The seconds of `repeat` runs through the C++ API alone
