@@ -1,7 +1,6 @@
 #include "codegen/Naming.h"
 
 #include <cctype>
-#include <regex>
 #include <set>
 
 #include "codegen/ExprPrinter.h"
@@ -96,13 +95,24 @@ bool digitsFrom(const std::string& s, size_t at) {
 // kernel's functions (K_*), stencil locals (v_*), and the loop indices and
 // bounds of a loop nest (q0, lo0, hi0, fast_lo0, fast_hi0) and the outputs
 // (output0, output1, ...).
+// CUDA's vector types: float4, int2, uchar4, longlong2, double3 ... (no
+// std::regex: in a process that loaded another libstdc++ first, as Python
+// with torch does, its locale facets crash).
+bool isCudaVectorType(const std::string& name) {
+  if (name.size() < 2 || name.back() < '1' || name.back() > '4') return false;
+  std::string base = name.substr(0, name.size() - 1);
+  if (base == "float" || base == "double") return true;
+  if (base[0] == 'u') base = base.substr(1);
+  for (const char* t : {"char", "short", "int", "long", "longlong"})
+    if (base == t) return true;
+  return false;
+}
+
 bool inGeneratedNamespace(const std::string& name, const std::string& kernelName) {
   if (isHeaderMacro(name)) return true;
   for (const char* prefix : {"formac_", "FORMAC_", "__", "omp_", "v_", "tile_", "d_", "bytes", "cuda", "CUDA"})
     if (name.rfind(prefix, 0) == 0) return true;
-  // CUDA's vector types: float4, int2, uchar4, longlong2, double3 ...
-  static const std::regex vectorType("(u?(char|short|int|long|longlong)|float|double)[1-4]");
-  if (std::regex_match(name, vectorType)) return true;
+  if (isCudaVectorType(name)) return true;
   if (name.rfind(kernelName + "_", 0) == 0) return true;
   for (const char* stem : {"q", "lo", "hi", "fast_lo", "fast_hi", "output", "tile_rows", "tile_cols"}) {
     std::string st = stem;

@@ -1,9 +1,9 @@
 #include "run/NpyFile.h"
 
 #include <cerrno>
+#include <cctype>
 #include <cstring>
 #include <fstream>
-#include <regex>
 
 #include "support/Diagnostics.h"
 
@@ -25,24 +25,46 @@ const Dtype kDtypes[] = {{"|u1", FORMAC_U8}, {"<u1", FORMAC_U8},  {"<u2", FORMAC
   throw UserError("'" + path + "': " + why);
 }
 
-// The value of 'key' in the header's dictionary, as text.
-std::string field(const std::string& header, const std::string& key, const std::string& valuePattern,
-                  const std::string& path) {
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex("'" + key + "'\\s*:\\s*(" + valuePattern + ")")))
-    fail(path, "invalid .npy header (no '" + key + "'): " + header);
-  return m[1].str();
+// The value of 'key' in the header's dictionary, as text: a quoted string
+// with its quotes, a tuple with its parentheses, or a word (True, False).
+// Parsed by hand, not with std::regex: in a process that loaded another
+// libstdc++ first (Python with torch), its locale facets crash.
+std::string field(const std::string& header, const std::string& key, const std::string& path) {
+  auto missing = [&]() { fail(path, "invalid .npy header (no '" + key + "'): " + header); };
+  size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) missing();
+  at += key.size() + 2;
+  auto skipSpaces = [&]() {
+    while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
+  };
+  skipSpaces();
+  if (at >= header.size() || header[at] != ':') missing();
+  ++at;
+  skipSpaces();
+  if (at >= header.size()) missing();
+  size_t end = at;
+  if (header[at] == '\'' || header[at] == '(') {
+    end = header.find(header[at] == '(' ? ')' : '\'', at + 1);
+    if (end == std::string::npos) missing();
+    ++end;
+  } else {
+    while (end < header.size() && std::isalpha(static_cast<unsigned char>(header[end]))) ++end;
+  }
+  return header.substr(at, end - at);
 }
 
 std::vector<long long> parseShape(const std::string& text, const std::string& path) {
   std::vector<long long> shape;
-  std::smatch m;
-  std::string rest = text;
-  static const std::regex number("(\\d+)");
-  while (std::regex_search(rest, m, number)) {
-    if (m[1].str().size() > 12) fail(path, "array too large (shape " + text + ")");
-    shape.push_back(std::stoll(m[1].str()));
-    rest = m.suffix();
+  for (size_t at = 0; at < text.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(text[at]))) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    if (end - at > 12) fail(path, "array too large (shape " + text + ")");
+    shape.push_back(std::stoll(text.substr(at, end - at)));
+    at = end;
   }
   if (shape.empty()) fail(path, "a 0-dimensional .npy array holds no image (shape ())");
   if (shape.size() > 5)
@@ -75,7 +97,7 @@ NpyArray readNpy(const std::string& path) {
   if (!in.read(&header[0], static_cast<std::streamsize>(headerLen))) fail(path, "truncated .npy header");
 
   NpyArray a;
-  std::string descr = field(header, "descr", "'[^']*'", path);
+  std::string descr = field(header, "descr", path);
   descr = descr.substr(1, descr.size() - 2);
   bool known = false;
   for (const Dtype& d : kDtypes)
@@ -85,9 +107,9 @@ NpyArray readNpy(const std::string& path) {
     }
   if (!known)
     fail(path, "dtype '" + descr + "' is not supported (little-endian u1, u2, i2, i4, f4 or f8)");
-  if (field(header, "fortran_order", "True|False", path) == "True")
+  if (field(header, "fortran_order", path) == "True")
     fail(path, "Fortran-order arrays are not supported (save a C-order array: np.ascontiguousarray)");
-  a.shape = parseShape(field(header, "shape", "\\([^)]*\\)", path), path);
+  a.shape = parseShape(field(header, "shape", path), path);
 
   size_t n = 1;
   for (long long e : a.shape) {
