@@ -34,7 +34,11 @@ done
 extra=()
 [ -n "$pybind" ] && extra+=("-DFORMAC_PYBIND11_INCLUDE_DIR=$pybind")
 [ -f /usr/include/dlpack/dlpack.h ] || extra+=("-DFORMAC_DLPACK_INCLUDE_DIR=$bundle")
-echo "== building formac and the module for $python (pybind11: ${pybind:-CMake package})"
+# The system's compilers when there are: a g++ that links its own libstdc++ into the module
+# statically (the GPU image's /opt/gcc, which $CXX names) crashed in libstdc++'s locale code
+# beside torch's libstdc++ (formac.compile: a segfault in ostream's number formatting).
+[ -x /usr/bin/g++ ] && export CC=/usr/bin/gcc CXX=/usr/bin/g++
+echo "== building formac and the module for $python (pybind11: ${pybind:-CMake package}; ${CXX:-c++})"
 if ! cmake -S "$root" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DFORMAC_ENABLE_JIT=OFF \
       -DFORMAC_BUILD_TESTS=OFF -DFORMAC_BUILD_EXAMPLES=OFF -DFORMAC_PYTHON="$python" "${extra[@]}" \
       >"$work/cmake.log" 2>&1 ||
