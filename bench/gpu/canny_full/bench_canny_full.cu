@@ -21,38 +21,7 @@
 #include "canny_gpu.h"
 extern "C" void canny_cpu(unsigned char* img, double low, double high, int M, int N, int R, unsigned char* edges);
 
-#define CK(call)                                                                                    \
-  do {                                                                                              \
-    cudaError_t e_ = (call);                                                                        \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
-
-static int g_reps = 30;
-
-// The median of `reps` calls of fn, each bracketed by events on the default stream.
-static double median_ms(const std::function<void()>& fn) {
-  for (int i = 0; i < 3; i++) fn();
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<double> ms;
-  for (int r = 0; r < g_reps; r++) {
-    CK(cudaEventRecord(a, 0));
-    fn();
-    CK(cudaEventRecord(b, 0));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ms.push_back(x);
-  }
-  CK(cudaGetLastError());
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+#include "bench_timing.h"
 
 // The 512² photo (a .npy of uint8 written by `formac run`: its last 512² bytes)
 // enlarged bilinearly to n², and blurred xorshift noise (three box passes of

@@ -16,7 +16,7 @@ case "${1:-}" in
     # The photo as raw bytes (a .npy), through an identity program.
     printf 'stencil id(vector#2 int8 X) { return X; }\nparameter M, N;\nvector#2 int8 img[M,N];\nreturn id(img);\n' > "$B/id.idsl"
     "$FORMAC" run "$B/id.idsl" --backend=eval --input "$repo/examples/data/camera.png" --output "$B/camera.npy" >/dev/null
-    cp "$here/bench_canny_full.cu" "$B/"
+    cp "$here/../bench_timing.h" "$here/bench_canny_full.cu" "$B/"
     echo "prepared $B"
     ;;
   device)

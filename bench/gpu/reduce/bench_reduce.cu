@@ -32,38 +32,7 @@
 #include "hist_grad8.h"
 #endif
 
-#define CK(call)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
-
-static int g_reps = 50, g_warmup = 5;
-
-// The median of `reps` calls of fn, each bracketed by events on the default stream.
-static double median_ms(const std::function<void()>& fn) {
-  for (int i = 0; i < g_warmup; i++) fn();
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<double> ms;
-  for (int r = 0; r < g_reps; r++) {
-    CK(cudaEventRecord(a, 0));
-    fn();
-    CK(cudaEventRecord(b, 0));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ms.push_back(x);
-  }
-  CK(cudaGetLastError());
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+#include "bench_timing.h"
 
 struct ToDouble {
   __host__ __device__ double operator()(float x) const { return x; }
