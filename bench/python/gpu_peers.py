@@ -98,7 +98,9 @@ def jax_peers(k):
     def sat(x):
         return jnp.cumsum(jnp.cumsum(x.astype(jnp.float64), axis=0), axis=1)
     gpu = jax.devices("gpu")[0]
-    return harris, sat, (lambda: None), (lambda a: jax.device_put(a, gpu)), np.asarray
+    # JAX dispatches asynchronously and has no stream to synchronise: each call waits for its result.
+    return ((lambda d: harris(d).block_until_ready()), (lambda d: sat(d).block_until_ready()), (lambda: None),
+            (lambda a: jax.device_put(a, gpu)), np.asarray)
 
 
 def main():
