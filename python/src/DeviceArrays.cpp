@@ -232,8 +232,18 @@ void finishDeviceCall(DeviceCall& call, std::vector<py::object>& results) {
   }
   if (call.library != DeviceCall::Jax) return;
   static py::handle fromDlpack = py::object(py::module_::import("jax.dlpack").attr("from_dlpack")).release();
+  // JAX with its 64-bit types off (its default) would turn a float64 or int64
+  // result into 32 bits on import: an error, never a silent conversion.
+  static py::handle canonical = py::object(py::module_::import("jax.dtypes").attr("canonicalize_dtype")).release();
   for (auto& r : results)
-    if (r && py::isinstance<DeviceBuffer>(r)) r = fromDlpack(r);
+    if (r && py::isinstance<DeviceBuffer>(r)) {
+      std::string dtype = py::str(r.attr("dtype")), jax = py::str(canonical(r.attr("dtype")));
+      if (jax != dtype)
+        throw py::type_error("a result is " + dtype + ", which JAX turns into " + jax +
+                             " while its 64-bit types are off: call jax.config.update(\"jax_enable_x64\", True) "
+                             "first, or pass torch or CuPy arrays");
+      r = fromDlpack(r);
+    }
 }
 
 }  // namespace formac::python

@@ -46,6 +46,7 @@ def libraries():
         pass
     try:
         import jax
+        jax.config.update("jax_enable_x64", True)  # blur's and stats' double results (formac refuses them otherwise)
         gpu = jax.devices("gpu")[0]
         libs["jax"] = (lambda a: jax.device_put(a, gpu), np.asarray)
     except Exception as e:  # no JAX, or JAX without its CUDA plugin
