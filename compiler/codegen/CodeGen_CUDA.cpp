@@ -115,7 +115,7 @@ class CudaGen {
          << "  if (cudaGetDevice(&device) != cudaSuccess ||\n"
          << "      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {\n"
          << "    cudaGetLastError();\n    return 0;\n  }\n  return sms;\n}\n\n";
-    if (hasLoops()) os << loopPreludeCuda();
+    if (!loops().empty()) os << loopPreludeCuda();
     os << kernels() << workspace() << entryPoint();
     return os.str();
   }
@@ -307,11 +307,6 @@ class CudaGen {
   std::string scanKernels(int sid) const { return stageComment(stage(sid)) + emitScanKernelsCuda(scanRequest(sid)); }
 
   // ------------------------------------------------------------ do loops
-  bool hasLoops() const {
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::LoopResult) return true;
-    return false;
-  }
   std::vector<const ir::Stage*> loops() const { return loopsOf(p_); }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   LoopCuda loopRequest(const ir::Stage& s) const {
@@ -320,7 +315,6 @@ class CudaGen {
     l.first = &s;
     l.names = &n_;
     l.name = loopKernel(s);
-    l.workspace = K() + "_workspace";
     l.fail = "{ " + K() + "_destroy(ws); return NULL; }";
     for (const auto& b : s.loop->carried) l.initial.push_back(deviceBuffer(b.outer));
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));

@@ -34,7 +34,6 @@ struct LoopCuda {
   const ir::Stage* first = nullptr;        // the loop's first LoopResult stage
   const Names* names = nullptr;            // the enclosing pipeline's
   std::string name;                        // the body's kernel name (its functions' stem)
-  std::string workspace;                   // the enclosing workspace's type
   std::string fail;                        // statement of create() on failure
   // Host expressions (in the enqueue function) of device pointers: each
   // carried image's value before round 1, each outer stage the body reads
