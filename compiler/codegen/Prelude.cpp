@@ -7,9 +7,9 @@ namespace {
 // and remainder (formac_idiv, formac_idiv_l), the identity (formac_int),
 // abs, and +, -, *, negation and absd wrapping through unsigned arithmetic.
 struct IntegerHelpers {
-  const char *suf, *ty, *u, *divSuffix, *identity;
+  const char *suf, *ty, *u, *divSuffix, *identity, *minValue;
 };
-std::string integerHelpers(const std::string& q, const IntegerHelpers& h) {
+std::string integerHelpers(const std::string& q, const IntegerHelpers& h, bool cuda) {
   std::string t = h.ty, u = h.u, suf = h.suf, d = h.divSuffix;
   std::string two = "(" + t + " a, " + t + " b)", head = q + " " + t + " ";
   std::string neg = "(" + t + ")(0u - (" + u + ")a)";
@@ -17,7 +17,15 @@ std::string integerHelpers(const std::string& q, const IntegerHelpers& h) {
   s += head + "formac_idiv" + d + two + " {\n  return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n}\n";
   s += head + "formac_imod" + d + two + " { return (b == 0 || b == -1) ? 0 : a % b; }\n";
   s += head + h.identity + "(" + t + " a) { return a; }\n";
-  s += head + "formac_abs_" + suf + "(" + t + " a) { return a < 0 ? " + neg + " : a; }\n";
+  // abs of the most negative value is itself (it wraps, as in C). ptxas turns
+  // `a < 0 ? -a : a` into IABS and then assumes the result is >= 0: a later
+  // `abs(x) < 0`, or the lower bound of a computed read `t[abs(x)]`, is dropped
+  // (progfuzz gl5 read 16 GiB before a buffer). Testing for the minimum first
+  // keeps that case visible to it.
+  if (cuda)
+    s += head + "formac_abs_" + suf + "(" + t + " a) { return a == " + h.minValue + " ? a : (a < 0 ? -a : a); }\n";
+  else
+    s += head + "formac_abs_" + suf + "(" + t + " a) { return a < 0 ? " + neg + " : a; }\n";
   const char* ops[][2] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}};
   for (auto& op : ops)
     s += head + "formac_" + op[0] + "_" + suf + two + " { return (" + t + ")((" + u + ")a " + op[1] + " (" + u + ")b); }\n";
@@ -64,8 +72,8 @@ std::string helperPrelude(const std::string& q, bool cuda) {
        "   value compared with a number goes through formac_int (-Wbool-compare would call\n"
        "   it constant); +, -, * and negation wrap, as in the evaluator, whatever the\n"
        "   compiler (clang has no pragma for -fwrapv; nvcc has no such flag). */\n";
-  s += integerHelpers(q, {"i", "int", "unsigned", "", "formac_int"});
-  s += integerHelpers(q, {"l", "long long", "unsigned long long", "_l", "formac_int64"});
+  s += integerHelpers(q, {"i", "int", "unsigned", "", "formac_int", "(-2147483647 - 1)"}, cuda);
+  s += integerHelpers(q, {"l", "long long", "unsigned long long", "_l", "formac_int64", "(-9223372036854775807LL - 1)"}, cuda);
   s += "/* Floating -> int as x86 converts (and the evaluator): truncation toward zero,\n"
        "   INT_MIN outside int's range and for NaN (C leaves those undefined, gcc folds\n"
        "   them, CUDA saturates); narrower integer types then keep the low bits. int64:\n"

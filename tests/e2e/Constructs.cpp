@@ -434,6 +434,22 @@ vector#2 float x[M,N];
 int64 s;
 return f(u:constant(65535), w:constant(3000000000.0), x:mirror, 40000, s), half(w:constant(-9e18), u:wrap);
 )"));
+  // abs of the most negative int and int64 is itself (it wraps): `abs(x) < 0`
+  // holds there and a computed read at it is outside the image (0). ptxas once
+  // dropped both checks after its IABS (progfuzz gl5). The _special run gives
+  // INT_MIN and LLONG_MIN among the inputs.
+  out.push_back(make("unary_abs_index", R"(stencil f(vector#2 int X, vector#2 int64 W, vector#1 int T, vector#1 int64 U) {
+  a = abs(X);
+  b = abs(W@[0,1]);
+  return (a < 0) + 2 * (b < 0) + 4 * (a >= 0) + T[a] + T[abs(X@[1,0])] + cast<int>(U[b] % 1000) + cast<int>(U[abs(W)] % 7);
+}
+parameter M, N;
+vector#2 int x[M,N];
+vector#2 int64 w[M,N];
+vector#1 int t[M];
+vector#1 int64 u[N];
+return f(x:wrap, w:wrap, t, u);
+)"));
   out.push_back(make("wide_struct", R"(struct deep { uint16 u; int64 w; int8 c; }
 stencil mk(vector#2 uint16 U, vector#2 int64 W) { return struct deep(U@[0,1] * 2, W * U, U / 257); }
 stencil use(vector#2 deep D, int64 k) { return cast<uint16>(D.u + D@[1,0].w % 1000 + D.c + k); }
