@@ -116,7 +116,7 @@ class CudaGen {
          << "      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {\n"
          << "    cudaGetLastError();\n    return 0;\n  }\n  return sms;\n}\n\n";
     if (!loops().empty()) os << loopPreludeCuda();
-    os << kernels() << workspace() << entryPoint();
+    os << loopBodies() << kernels() << workspace() << entryPoint();
     return os.str();
   }
 
@@ -126,8 +126,10 @@ class CudaGen {
     return helperPrelude("static __host__ __device__ __forceinline__", true) + "\n" + divisionByOddConstant() +
            integerPowers() + "\n" + asyncCopyHelpers() + reduce + scan;
   }
+  // The kernels of the pipeline's stages (a loop's body's are printed apart:
+  // loopBodies; NVRTC compiles each body on its own).
   std::string kernels() {
-    std::string t = loopBodies();
+    std::string t;
     for (const auto& g : groups_) {
       if (stage(g.sink).kind == ir::Stage::LoopResult) continue;
       if (g.fused()) t += fusedKernel(g);
@@ -622,7 +624,6 @@ GeneratedCuda printCuda(const passes::LoweredPipeline& l, const CudaOptions& opt
 
 CudaKernels printCudaKernels(const passes::LoweredPipeline& l, const CudaOptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::Cuda, "printCudaKernels needs a pipeline lowered for CUDA");
-  refuseLoops(l.pipeline, "NVRTC (formac run --backend=cuda)");
   return CudaGen(l, options).kernelsOnly();
 }
 

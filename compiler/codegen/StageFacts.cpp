@@ -30,14 +30,6 @@ bool hasReductions(const ir::Pipeline& p) {
   return false;
 }
 
-void refuseLoops(const ir::Pipeline& p, const char* backend) {
-  for (const auto& s : p.stages)
-    if (s.kind == ir::Stage::LoopResult)
-      throw UserError(s.loop->loc, std::string("'do' loops do not run through ") + backend +
-                                       " yet: compile them to CUDA (--emit=cuda) or C, or run them with "
-                                       "formac run --backend=jit or --backend=eval");
-}
-
 bool hasScans(const ir::Pipeline& p) {
   for (const auto& s : p.stages)
     if (s.kind == ir::Stage::Scan || (s.kind == ir::Stage::LoopResult && hasScans(*s.loop->body))) return true;

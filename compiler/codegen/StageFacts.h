@@ -19,8 +19,6 @@ bool outputOwner(const ir::Pipeline& p, size_t i);
 // The output a stage is computed into, or -1.
 int ownedOutput(const ir::Pipeline& p, int stage);
 // Whether some stage is a Reduce stage (the printers then add reducePrelude).
-// Temporary: a located error for a do loop where `backend` does not run it yet.
-void refuseLoops(const ir::Pipeline& p, const char* backend);
 bool hasScans(const ir::Pipeline& p);
 bool hasReductions(const ir::Pipeline& p);
 // Stages read by `stages` that are not among them, and the scalars they use.

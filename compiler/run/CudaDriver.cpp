@@ -90,6 +90,8 @@ Driver loadDriver() {
   resolve(h, d.cuMemsetD8Async, {"cuMemsetD8Async"}, missing);
   resolve(h, d.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing);
   resolve(h, d.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing);
+  resolve(h, d.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing);
+  resolve(h, d.cuStreamSynchronize, {"cuStreamSynchronize"}, missing);
   resolve(h, d.cuLaunchKernel, {"cuLaunchKernel"}, missing);
   resolve(h, d.cuGetErrorString, {"cuGetErrorString"}, missing);
   if (!missing.empty()) {

@@ -61,6 +61,8 @@ struct Driver {
   CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, size_t count, CUstream stream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr to, const void* from, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void* to, CUdeviceptr from, size_t bytes);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream stream);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
                              unsigned blockY, unsigned blockZ, unsigned sharedBytes, CUstream stream,
                              void** params, void** extra);

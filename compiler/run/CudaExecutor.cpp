@@ -26,6 +26,11 @@
 //            device -> host (a reduction's value too), then a
 //            synchronisation; every CUDA error is a UserError with the
 //            driver's message.
+//   loops    a `do` loop's body is a pipeline of its own with an executor
+//            of its own (its own module); each round enqueues the body on
+//            the run's stream, copies each X<i> into the body's X<i-1>
+//            buffer and reads the condition back (the host waits for each
+//            round: the generated .cu runs the whole loop as one graph).
 //   runOnDevice  the caller's device images in place of the input and
 //            output stages' buffers (outputs zeroed first), the schedule on
 //            the caller's stream: no copies, no synchronisation (the Python
@@ -34,6 +39,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <map>
 
@@ -138,6 +144,7 @@ class CudaExecutor : public Executor {
       : p_(std::move(p)), k_(std::move(k)), gpu_(std::move(gpu)), d_(gpu_->d) {}
 
   ~CudaExecutor() override {
+    loops_.clear();
     if (d_.cuCtxSetCurrent(gpu_->context) != 0) return;
     freeBuffers();
     if (module_) d_.cuModuleUnload(module_);
@@ -222,7 +229,15 @@ class CudaExecutor : public Executor {
       allocate(scratch_[i], static_cast<size_t>(std::max(counts[i], 0LL)) * static_cast<size_t>(b.elementBytes),
                "the scratch " + b.member);
     }
+    for (auto& [first, l] : loops_) l.body->prepare(params);
   }
+
+  // The body of the loop whose first LoopResult stage is `first`.
+  void addLoop(int first, std::unique_ptr<CudaExecutor> body) {
+    loops_[first] = LoopRun{stage(first).loop, std::move(body)};
+  }
+  std::vector<long long> loopRounds() override { return rounds_; }
+  const ir::Pipeline& pipeline() const { return *p_; }
 
   void run(void* const* args) override {
     gpu_->makeCurrent();
@@ -234,6 +249,7 @@ class CudaExecutor : public Executor {
         d_.check(d_.cuMemcpyHtoD(buffer(a.index), args[k], bytes),
                  "copying input '" + stage(a.index).name + "' to the GPU (cuMemcpyHtoD)");
     }
+    rounds_.clear();
     enqueue(buffers_, scalarArguments(args), nullptr);
     for (size_t i = 0; i < p.outputs.size(); ++i) {
       int id = p.outputs[i];
@@ -265,12 +281,13 @@ class CudaExecutor : public Executor {
       if (size_t bytes = bytesOf(id))
         d_.check(d_.cuMemsetD8Async(out, 0, bytes, s), "zeroing output '" + stage(id).name + "' (cuMemsetD8Async)");
     }
+    rounds_.clear();
     enqueue(stages, scalarArguments(args), s);
   }
 
   // One run's device work on `stream`, on these stage buffers (per stage
   // id; every stage of CudaKernels::buffers has one) and scalars.
-  void enqueue(const std::vector<CUdeviceptr>& stages, const std::vector<void*>& scalars, CUstream stream) const {
+  void enqueue(const std::vector<CUdeviceptr>& stages, const std::vector<void*>& scalars, CUstream stream) {
     cuda::DeviceRun r;
     r.schedule = &k_.schedule;
     r.kernels = &kernels_;
@@ -280,10 +297,65 @@ class CudaExecutor : public Executor {
     r.params = params_;
     r.intIndex = intIndex_;
     r.sms = gpu_->sms;
+    r.loop = [this](int first, const cuda::DeviceRun& run, CUstream s) { runLoop(first, run, s); };
     cuda::enqueueSchedule(d_, r, stream);
   }
 
  private:
+  struct LoopRun {
+    std::shared_ptr<const ir::Loop> loop;
+    std::unique_ptr<CudaExecutor> body;
+  };
+
+  // Rounds of a loop's body (ir::Loop) on `s`: the body's X<i-1> buffers
+  // start as the loop's initial images, each round's X<i> is copied into
+  // them, and the host reads the condition after each round. The results
+  // are the X<i-1> buffers' last values.
+  void runLoop(int first, const cuda::DeviceRun& outer, CUstream s) {
+    LoopRun& l = loops_.at(first);
+    const ir::Loop& loop = *l.loop;
+    CudaExecutor& b = *l.body;
+    auto copy = [&](CUdeviceptr to, CUdeviceptr from, size_t bytes, const std::string& what) {
+      if (to != from && bytes) d_.check(d_.cuMemcpyDtoDAsync(to, from, bytes, s), what + " (cuMemcpyDtoDAsync)");
+    };
+    std::vector<CUdeviceptr> inner = b.buffers_;
+    for (const auto& r : loop.reads) inner.at(static_cast<size_t>(r.inner)) = outer.stages.at(static_cast<size_t>(r.outer));
+    for (const auto& c : loop.carried)
+      copy(b.buffer(c.inner), outer.stages.at(static_cast<size_t>(c.outer)), bytesOf(c.outer),
+           "the loop's initial '" + stage(c.outer).name + "'");
+    const ir::Stage& cond = b.stage(loop.condition);
+    long long rounds = ir::evalSize(loop.rounds, params_), ran = 0;
+    while (ran < rounds) {
+      b.enqueue(inner, outer.scalars, s);
+      ++ran;
+      for (size_t j = 0; j < loop.carried.size(); ++j)
+        copy(b.buffer(loop.carried[j].inner), b.buffer(loop.next[j]), b.bytesOf(loop.next[j]),
+             "round " + std::to_string(ran) + "'s '" + b.stage(loop.next[j]).name + "'");
+      unsigned char value[16] = {};
+      d_.check(d_.cuStreamSynchronize(s), "round " + std::to_string(ran) + " of the loop (cuStreamSynchronize)");
+      d_.check(d_.cuMemcpyDtoH(value, b.buffer(loop.condition), typeSize(cond.type)),
+               "reading the loop's condition (cuMemcpyDtoH)");
+      if (!truthy(value, cond.type)) break;
+    }
+    for (size_t j = 0; j < loop.carried.size(); ++j)
+      copy(outer.stages.at(static_cast<size_t>(first) + j), b.buffer(loop.carried[j].inner),
+           bytesOf(first + static_cast<int>(j)), "the loop's result '" + stage(first + static_cast<int>(j)).name + "'");
+    rounds_.push_back(ran);
+  }
+
+  // A condition's value (a scalar of its type) is not 0.
+  static bool truthy(const unsigned char* v, const Type& t) {
+    auto as = [&](auto x) { std::memcpy(&x, v, sizeof x); return x != 0; };
+    switch (t.scalar) {
+      case ScalarKind::Float: return as(0.0f);
+      case ScalarKind::Double: return as(0.0);
+      default: break;
+    }
+    for (size_t i = 0; i < typeSize(t); ++i)
+      if (v[i]) return true;
+    return false;
+  }
+
   // Pointers to the scalar inputs' values among the entry point's arguments,
   // by scalar index, in the C types the kernels take.
   std::vector<void*> scalarArguments(void* const* args) const {
@@ -326,25 +398,15 @@ class CudaExecutor : public Executor {
   std::vector<CUdeviceptr> scratch_;             // per schedule scratch
   std::vector<long long> params_;
   bool intIndex_ = true;
+  std::map<int, LoopRun> loops_;  // by the first LoopResult stage
+  std::vector<long long> rounds_;  // per loop, in the last run
 };
 
-}  // namespace
-
-std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
-                                           CompileReport& report) {
-  // `do` loops do not run here yet: a located error before the driver is asked for anything.
-  codegen::refuseLoops(*p, "NVRTC (formac run --backend=cuda)");
-  auto t0 = Clock::now();
-  const Driver& d = driver();
-  auto gpu = std::make_shared<Gpu>(d);
+// The executor of `p` (a program, or a loop's body) on `gpu`; each loop's
+// body gets one of its own.
+std::unique_ptr<CudaExecutor> makeCuda(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
+                                       CompileReport& report, const std::shared_ptr<Gpu>& gpu) {
   const Nvrtc& n = nvrtc();
-  int driverVersion = 0;
-  d.cuDriverGetVersion(&driverVersion);
-  report.notes.push_back("cuda: " + gpu->name + " (sm_" + std::to_string(gpu->major * 10 + gpu->minor) +
-                         "), driver for CUDA " + std::to_string(driverVersion / 1000) + "." +
-                         std::to_string(driverVersion % 1000 / 10) + "; NVRTC " + std::to_string(n.major) + "." +
-                         std::to_string(n.minor) + " from " + n.path + " (" + took(t0) + ")");
-
   codegen::CudaOptions co;
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
@@ -405,7 +467,32 @@ std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p
     return std::to_string(n) + " " + what + (n == 1 ? "" : what.back() == 'h' ? "es" : "s");
   };
   report.notes.push_back("cuda: module loaded: " + count(kernels, "kernel") + " (" + took(t2) + ")");
+  for (const auto& s : e->pipeline().stages)
+    if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
+      BackendOptions bo = o;
+      bo.kernelName = o.kernelName + "_loop" + std::to_string(s.id);
+      report.notes.push_back("cuda: the body of the do loop over '" + s.loop->iterator + "' (line " +
+                             std::to_string(s.loop->loc.line) + "):");
+      e->addLoop(s.id, makeCuda(s.loop->body, bo, report, gpu));
+    }
   return e;
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> makeCudaExecutor(std::shared_ptr<const ir::Pipeline> p, const BackendOptions& o,
+                                           CompileReport& report) {
+  auto t0 = Clock::now();
+  const Driver& d = driver();
+  auto gpu = std::make_shared<Gpu>(d);
+  const Nvrtc& n = nvrtc();
+  int driverVersion = 0;
+  d.cuDriverGetVersion(&driverVersion);
+  report.notes.push_back("cuda: " + gpu->name + " (sm_" + std::to_string(gpu->major * 10 + gpu->minor) +
+                         "), driver for CUDA " + std::to_string(driverVersion / 1000) + "." +
+                         std::to_string(driverVersion % 1000 / 10) + "; NVRTC " + std::to_string(n.major) + "." +
+                         std::to_string(n.minor) + " from " + n.path + " (" + took(t0) + ")");
+  return makeCuda(std::move(p), o, report, gpu);
 }
 
 }  // namespace formac::run

@@ -33,7 +33,10 @@ class Interpreter {
         return;
       case HostStep::Block: steps(s.body); return;
       case HostStep::Launch: launch(s); return;
-      case HostStep::Loop: throw InternalError("cuda: a do loop reached the schedule's interpreter");
+      case HostStep::Loop:
+        if (!r_.loop) throw InternalError("cuda: a do loop without its runner");
+        r_.loop(s.value, r_, stream_);
+        return;
       case HostStep::Memset: {
         long long bytes = eval(s.bytes);
         if (bytes > 0)

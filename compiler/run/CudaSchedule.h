@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct DeviceRun {
   std::vector<long long> params;
   bool intIndex = true;
   long long sms = 1;
+  // A Loop step: runs the `do` loop whose first LoopResult stage is `first`.
+  std::function<void(int first, const DeviceRun& run, CUstream stream)> loop;
 };
 
 // Enqueues the schedule's steps on `stream`; a failed call is a UserError.

@@ -665,18 +665,31 @@ TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
   EXPECT_EQ(at, launches.size()) << launches;
 }
 
-// `do` loops do not run through NVRTC yet: an error at the loop, before the driver
-// is asked for anything (here there is no GPU at all).
-TEST_F(RunReductions, CudaRefusesLoopsWhereTheyAre) {
+// `do` loops run through NVRTC too (each body an executor and module of its
+// own; tests/gpu/run_formac_run_cuda.sh runs them on a GPU). On the fake GPU the
+// kernels do nothing, so the condition reads 0 and one round runs: the body's
+// kernels are launched once, its X<i> copied into X<i-1>, and the result copied
+// out; without a GPU the error is about the GPU, not the loop.
+TEST_F(RunReductions, CudaTakesLoops) {
   writeFile(scratch("loop.idsl"), "stencil half(vector#2 float X) { return X * 0.5f; }\n"
                                   "parameter M, N;\nvector#2 float a[M,N];\ne<0> = a;\ndo i = 1..5\n"
                                   "  e<i> = half(e<i-1>);\nwhile (any(e<i>));\nreturn e<i>;\n");
-  CommandResult r = cudaRun(quote(scratch("loop.idsl")) + " -i " + quote(scratch("a35.npy")) + " -o " +
-                                quote(scratch("loop.npy")),
-                            "");
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("loop.idsl:5:1: error: 'do' loops do not run through NVRTC (formac run --backend=cuda) yet"), std::string::npos)
-      << r.output;
+  std::string args = quote(scratch("loop.idsl")) + " -i " + quote(scratch("a35.npy")) + " -v -o " + quote(scratch("loop.npy"));
+  CommandResult none = cudaRun(args, "");
+  EXPECT_EQ(none.status, 1) << none.output;
+  EXPECT_NE(none.output.find("--backend=cuda found no usable GPU"), std::string::npos) << none.output;
+  std::string log = scratch("loop_launches.txt");
+  CommandResult r = cudaRun(args, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_LOG=" + quote(log));
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("cuda: the body of the do loop over 'i' (line 5):"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("do loop over 'i' (line 5): 1 round"), std::string::npos) << r.output;
+  std::string launches = readFile(log);
+  EXPECT_NE(launches.find("_loop"), std::string::npos) << launches;
+  // 3 x 5 floats: the initial image in, X<i> into X<i-1>, the result out.
+  size_t copies = 0;
+  for (size_t at = 0; (at = launches.find("copy 60 bytes", at)) != std::string::npos; ++at) ++copies;
+  EXPECT_EQ(copies, 3u) << launches;
 }
 
 // A fused kernel's grid has at most 65535 rows of tiles: an image of
