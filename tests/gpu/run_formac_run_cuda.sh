@@ -93,6 +93,10 @@ params() {  # the examples' scalar inputs
     unsharp) echo "-p amount=1.5" ;;
     threshold8) echo "-p t=128" ;;
     adaptive_threshold) echo "-p c=5" ;;
+    canny_full) echo "-p low=0.25 -p high=0.5 -p R=1000" ;;
+    canny_opencv) echo "-p low=50 -p high=150 -p R=1000" ;;
+    fillholes) echo "-p R=1000" ;;
+    corners) echo "-p k=0.04 -p quality=0.01" ;;
   esac
 }
 
