@@ -29,6 +29,7 @@ extern "C" {
 #include "canny_opencv_unfused.h"
 #include "fillholes_fused.h"
 #include "fillholes_unfused.h"
+#include "camera.h"
 #include "formac_image.h"
 }
 
@@ -75,21 +76,6 @@ void expectCannyLikeOpenCV(const cv::Mat& img, double low, double high, const st
         << "): " << cv::countNonZero(got != want) << " points differ, the first at " << firstDifference(got, want)
         << " (formac vs OpenCV); OpenCV has " << cv::countNonZero(want) << " edge points";
   }
-}
-
-cv::Mat camera() {
-  formac_image img;
-  char err[256] = "";
-  std::string path = std::string(FORMAC_EXAMPLES_DATA) + "/camera.png";
-  if (formac_image_read(path.c_str(), &img, err, sizeof err) != 0) {
-    ADD_FAILURE() << path << ": " << err;
-    return cv::Mat();
-  }
-  cv::Mat m;
-  if (img.type == FORMAC_U8 && img.channels == 1) m = cv::Mat(img.height, img.width, CV_8U, img.data).clone();
-  formac_image_free(&img);
-  EXPECT_FALSE(m.empty()) << path << " is not 8-bit gray";
-  return m;
 }
 
 cv::Mat noise(int rows, int cols, unsigned seed) {

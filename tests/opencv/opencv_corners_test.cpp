@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "camera.h"
 #include "formac_image.h"
 
 extern "C" {
@@ -38,18 +39,6 @@ struct Picture {
   std::string what;
   cv::Mat img;  // CV_8U, continuous
 };
-
-cv::Mat camera() {
-  formac_image in;
-  char err[256] = "";
-  if (formac_image_read(FORMAC_CAMERA_PNG, &in, err, sizeof err) != 0) {
-    ADD_FAILURE() << FORMAC_CAMERA_PNG << ": " << err;
-    return cv::Mat();
-  }
-  cv::Mat m = cv::Mat(in.height, in.width, CV_8U, in.data).clone();
-  formac_image_free(&in);
-  return m;
-}
 
 std::vector<Picture> pictures() {
   std::vector<Picture> out;
@@ -104,7 +93,9 @@ void expectSameCorners(const cv::Mat& img, const std::vector<long long>& best, l
   EXPECT_EQ(aboveOurs, aboveTheirs) << what << ": corners above the last one's response " << cut;
   EXPECT_EQ(cutOurs, cutTheirs) << what << ": corners at the last one's response";
   // Where the list is not cut (fewer than 500 candidates) the sets are equal outright.
-  if (n < kMax) EXPECT_EQ(std::set<long long>(ours.begin(), ours.end()), std::set<long long>(theirs.begin(), theirs.end())) << what;
+  if (n < kMax) {
+    EXPECT_EQ(std::set<long long>(ours.begin(), ours.end()), std::set<long long>(theirs.begin(), theirs.end())) << what;
+  }
 }
 
 class Corners : public ::testing::TestWithParam<bool> {};

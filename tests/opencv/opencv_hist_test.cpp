@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "camera.h"
 #include "formac_image.h"
 
 extern "C" {
@@ -40,20 +41,6 @@ struct Picture {
   std::string what;
   cv::Mat img;  // CV_8U, continuous
 };
-
-cv::Mat camera() {
-  formac_image in;
-  char err[256] = "";
-  if (formac_image_read(FORMAC_CAMERA_PNG, &in, err, sizeof err) != 0) {
-    ADD_FAILURE() << FORMAC_CAMERA_PNG << ": " << err;
-    return cv::Mat();
-  }
-  EXPECT_EQ(in.type, FORMAC_U8);
-  EXPECT_EQ(in.channels, 1);
-  cv::Mat m = cv::Mat(in.height, in.width, CV_8U, in.data).clone();
-  formac_image_free(&in);
-  return m;
-}
 
 std::string sizeName(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
