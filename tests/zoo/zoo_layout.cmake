@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.16)
 # Every bench/zoo/*.idsl starts with `// zoo: <what it is>` and has a line in zoo.txt, and
 # every zoo.txt line names a program that exists (the harnesses rely on both).
 file(GLOB programs ${ZOO}/*.idsl)
