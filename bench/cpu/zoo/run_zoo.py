@@ -51,6 +51,8 @@ def shape_label(rank, s):
 
 def run(cmd, timeout):
     """('ok', median, min, bytes) or ('skipped', why) or ('failed', why)."""
+    if not os.path.exists(cmd[0]):
+        return ('skipped', 'not built')
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
