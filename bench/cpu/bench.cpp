@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "HalideRuntime.h"
+#include "bench_timing.h"
 
 namespace {
 
@@ -65,15 +66,6 @@ void fill_random(std::vector<float>& img, uint64_t seed) {
     }
 }
 
-std::string cpu_model() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-            return line.substr(line.find(':') + 2);
-    return "unknown";
-}
-
 std::string opencv_parallel_framework() {
     std::stringstream info(cv::getBuildInformation());
     std::string line;
@@ -81,27 +73,6 @@ std::string opencv_parallel_framework() {
         if (line.find("Parallel framework:") != std::string::npos)
             return line.substr(line.find_first_not_of(' ', line.find(':') + 1));
     return "?";
-}
-
-std::string now_utc() {
-    std::time_t t = std::time(nullptr);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-    return buf;
-}
-
-std::string load_average() {
-    double la[3] = {0, 0, 0};
-    char buf[64] = "?";
-    if (getloadavg(la, 3) == 3)
-        std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", la[0], la[1], la[2]);
-    return buf;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void set_threads(int t) {
@@ -263,10 +234,7 @@ int main(int argc, char** argv) {
                     for (int w = 0; w < warmup; w++) v.run();
                     std::vector<double> ms;
                     for (int r = 0; r < runs; r++) {
-                        const auto t0 = std::chrono::steady_clock::now();
-                        v.run();
-                        const auto t1 = std::chrono::steady_clock::now();
-                        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                        ms.push_back(bench_time_ms(v.run));
                     }
                     const double lo = *std::min_element(ms.begin(), ms.end());
                     const double hi = *std::max_element(ms.begin(), ms.end());

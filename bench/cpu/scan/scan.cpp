@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "../bench_timing.h"
+
 extern "C" {
 #include "bench_programs.h"  // every program's header, and BENCH_BOX_LIST(X): X(R, f|d) per box
 }
@@ -42,35 +44,6 @@ struct Variant {
     std::function<void()> run;
     std::vector<double> ms;
 };
-
-std::string cpu_model() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-            return line.substr(line.find(':') + 2);
-    return "unknown";
-}
-
-std::string now_utc() {
-    std::time_t t = std::time(nullptr);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
-    return buf;
-}
-
-std::string load_average() {
-    double la[3] = {0, 0, 0};
-    char buf[64] = "?";
-    if (getloadavg(la, 3) == 3) std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", la[0], la[1], la[2]);
-    return buf;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::vector<int> parse_list(const char* s) {
     std::vector<int> out;
@@ -353,10 +326,7 @@ int main(int argc, char** argv) {
         for (int r = 0; r < rounds; ++r)
             for (size_t k = 0; k < V; ++k) {
                 Variant& x = v[(r + k) % V];
-                const auto t0 = std::chrono::steady_clock::now();
-                x.run();
-                const auto t1 = std::chrono::steady_clock::now();
-                x.ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                x.ms.push_back(bench_time_ms(x.run));
             }
         std::map<std::string, double> base;
         for (Variant& x : v)
