@@ -65,6 +65,9 @@ class PlanText {
         os_ << "\n";
       }
     }
+    if (g.tiledAlone)
+      os_ << "  tiled alone: tile [" << list(g.tile, ", ") << "], it reads its neighbours"
+          << (g.onePass ? ", one pass" : ", swept in passes") << "\n";
     const std::string& why = l_.whyMaterialised[static_cast<size_t>(g.sink)];
     os_ << "  in memory" << (why.empty() ? "" : ": " + why) << "\n";
   }
