@@ -151,7 +151,7 @@ std::vector<int> cudaGroupStages(const passes::FusionGroup& g) {
   return ids;
 }
 bool cudaHasTightForm(const passes::FusionGroup& g) {
-  return g.tiledKernel() && !g.onePass && g.tile.size() == 2;
+  return g.tiledKernel() && !g.onePass && !g.compact && g.tile.size() == 2;
 }
 
 ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {

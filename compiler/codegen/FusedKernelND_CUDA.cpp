@@ -84,7 +84,10 @@ class NdWriter : public FusedStages {
     std::string t, count = "(long long)1";
     for (size_t d = 0; d < rank(); ++d) {
       std::string D = std::to_string(d), T = std::to_string(g_.tile[d]);
-      t += "  const I formac_n" + D + " = ((I)(" + extent(g_.sink, d) + ") + " + T + " - 1) / " + T + ";\n";
+      // At least 1: an empty extent is never launched, but nvcc warns of a
+      // constant 0 divisor below.
+      std::string E = "(I)(" + extent(g_.sink, d) + ")";
+      t += "  const I formac_n" + D + " = " + E + " > 0 ? (" + E + " + " + T + " - 1) / " + T + " : 1;\n";
       count += " * formac_n" + D;
     }
     t += "  const long long formac_tiles = " + count + ";\n"

@@ -220,7 +220,7 @@ class FusedWriter : public FusedStages {
   // column per thread (border blocks are few; their rows and columns are
   // clamped into the rect).
   std::string sweepLoop(int region, const std::vector<int>& ids, const Store& store, bool border) const {
-    const int colsPer = border ? 1 : kCols;
+    const int colsPer = border || g_.compact ? 1 : kCols;
     int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows, wc = (w + colsPer - 1) / colsPer;
     std::string in = "      ", W = std::to_string(wc);
     std::string column = colsPer == 1 ? "i % " + W : "(i % " + W + ") * " + std::to_string(colsPer);
@@ -359,9 +359,14 @@ class FusedWriter : public FusedStages {
   // branch taken before those ("if (...) {...} else ").
   std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge,
                          const std::string& first = "") const {
-    return "  " + first + "if (formac_interior) {\n" +
-           (g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false)) + "  } else {\n" +
-           rect(region, ids) + "    if (formac_ra <= formac_rb) {\n" +
+    std::string interior = g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false);
+    if (g_.compact)  // the frame is the whole region: no copy of the interior code
+      return "  " + first + "if (formac_interior) {\n" + interior + "  } else {\n    int formac_ra = " +
+             std::to_string(H(region)) + ", formac_rb = " + std::to_string(H(region) - 1) +
+             ", formac_ca = 0, formac_cb = " + std::to_string(W(region) - 1) + ";\n" + frameLoop(region, ids, edge) +
+             "  }\n";
+    return "  " + first + "if (formac_interior) {\n" + interior + "  } else {\n" + rect(region, ids) +
+           "    if (formac_ra <= formac_rb) {\n" +
            indentLines(g_.onePass ? onePassCode(region, ids, inner, true) : sweepLoop(region, ids, inner, true), "  ") +
            "    }\n" + frameLoop(region, ids, edge) + "  }\n";
   }

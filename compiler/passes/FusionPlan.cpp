@@ -348,6 +348,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       if (o.shrinkTo > 0 && !reach) shrinkTile(p, g, o.shrinkTo);
       g.tiledAlone = o.tileLoneStencils && !g.fused() && rank == 2 && readsNeighbours(sink.pieces[0]);
       g.onePass = g.tiledKernel() && groupOperations(p, g) <= kOnePassOps;
+      g.compact = g.fused() && o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations;
     }
     if (sink.kind == Stage::Reduce)
       turnAway(sid, "a reduction: computed by a loop of its own");

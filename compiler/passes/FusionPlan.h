@@ -53,6 +53,11 @@ struct FusionGroup {
   // A lone stencil (no members) that reads its neighbours, computed by the
   // tiled kernel all the same (FusionOptions::tileLoneStencils).
   bool tiledAlone = false;
+  // A group of over FusionOptions::compactOperations operations a point: its
+  // CUDA kernel keeps one copy of each stage's code per path (the sweep's
+  // rows one column a thread, border blocks point by point, no forms for
+  // fewer registers), so that nvcc's time stays bounded.
+  bool compact = false;
   bool fused() const { return !members.empty(); }
   // Whether the group's code is the tiled kernel: fused, or tiled alone.
   bool tiledKernel() const { return fused() || tiledAlone; }
@@ -75,6 +80,7 @@ struct FusionOptions {
   // operations a point (pointOperations, members and sink together): the
   // kernel's size, and nvcc's time, stay bounded (CUDA: kCudaMaxGroupOperations).
   int maxGroupOperations = 0;
+  int compactOperations = 0;  // when > 0: groups above it are compact (CUDA: kCudaCompactOperations)
   bool inlineCheap = false;     // mark cheap members inlined (see above)
   // When > 0: after grouping, halve the tile (rows first, then columns) while
   // its tiles need more than this many bytes and it stays larger than the halo.

@@ -17,6 +17,7 @@ FusionOptions Target::fusionOptions() const {
     fo.reachTiledRanks = {1, 3, 4};
     fo.tileLoneStencils = true;
     fo.maxGroupOperations = kCudaMaxGroupOperations;
+    fo.compactOperations = kCudaCompactOperations;
   }
   return fo;
 }

@@ -35,5 +35,8 @@ constexpr long long kCudaHopperSharedBytes = 227 * 1024;
 // cut into kernels of this size. 20 Perona-Malik steps (54 operations each)
 // took 94 s in one group of 15 and one of 5; see tests/gpu/rankfusion.
 constexpr int kCudaMaxGroupOperations = 400;
+// Groups above this many operations a point get compact kernels
+// (FusionGroup::compact): canny's group computes 167, harris's 115.
+constexpr int kCudaCompactOperations = 200;
 
 }  // namespace formac::passes

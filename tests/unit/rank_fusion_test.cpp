@@ -11,6 +11,7 @@
 #include <string>
 
 #include "codegen/CodeGen_CUDA.h"
+#include "codegen/CudaLaunches.h"
 #include "codegen/FusedKernel_CUDA.h"
 #include "parse/Modules.h"
 #include "parse/Parser.h"
@@ -106,7 +107,9 @@ TEST(RankFusion, DeepChainsSplitWhereRecomputationGrows) {
   for (const auto& w : why) refused = refused || w.find("points per point the group needs (its halos)") != std::string::npos;
   EXPECT_TRUE(refused);
   for (const auto& g : groups) {
-    if (g.fused()) EXPECT_FALSE(passes::tileFromReach(p, g, 48 * 1024, 227 * 1024).empty());
+    if (g.fused()) {
+      EXPECT_FALSE(passes::tileFromReach(p, g, 48 * 1024, 227 * 1024).empty());
+    }
   }
 }
 
@@ -134,7 +137,8 @@ TEST(RankFusion, LoneRank2StencilsThatReadNeighboursAreTiled) {
 }
 
 // 20 Perona-Malik steps: groups of at most kCudaMaxGroupOperations
-// operations a point (nvcc compiles each kernel quickly), every step fused.
+// operations a point, every step fused; those above kCudaCompactOperations
+// get compact kernels (nvcc's time), canny's and harris's do not.
 TEST(RankFusion, GroupsStopAtTheOperationCap) {
   ir::Pipeline p = program("perona_malik");
   std::vector<std::string> why;
@@ -145,6 +149,18 @@ TEST(RankFusion, GroupsStopAtTheOperationCap) {
     for (const auto& m : g.members) operations += passes::pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
     EXPECT_LE(operations, passes::kCudaMaxGroupOperations);
     EXPECT_TRUE(g.fused());
+    EXPECT_EQ(g.compact, operations > passes::kCudaCompactOperations);
+  }
+  // Compact kernels: one column a thread, border blocks point by point, no
+  // forms for fewer registers.
+  for (const auto& g : groups) EXPECT_EQ(codegen::cudaHasTightForm(g), !g.compact);
+  std::string k = cudaKernels(p);
+  EXPECT_NE(k.find("    int formac_ra = 16, formac_rb = 15, formac_ca = 0, formac_cb = 63;\n"), std::string::npos);
+  for (const char* heavy : {"canny", "harris"}) {
+    std::ifstream in(std::string(FORMAC_SOURCE_DIR) + "/bench/gpu/" + heavy + ".idsl");
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const auto& g : cudaPlan(compileText(text.str()))) EXPECT_FALSE(g.compact) << heavy;
   }
   bool capped = false;
   for (const auto& w : why) capped = capped || w.find("that keep its kernel quick to compile") != std::string::npos;
