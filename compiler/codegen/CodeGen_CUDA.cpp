@@ -132,7 +132,7 @@ class CudaGen {
     std::string t;
     for (const auto& g : groups_) {
       if (stage(g.sink).kind == ir::Stage::LoopResult) continue;
-      if (g.fused()) t += fusedKernel(g);
+      if (g.tiledKernel()) t += fusedKernel(g);
       else if (stage(g.sink).kind == ir::Stage::Reduce) t += reduceKernels(g.sink);
       else if (stage(g.sink).kind == ir::Stage::Scan) t += scanKernels(g.sink);
       else t += stageKernels(g.sink);
@@ -396,7 +396,7 @@ class CudaGen {
   std::string sharedMemoryOptIn() const {
     std::string t;
     for (const auto& g : groups_) {
-      long long bytes = g.fused() ? fusedSharedBytes(p_, g) : 0;
+      long long bytes = g.tiledKernel() ? fusedSharedBytes(p_, g) : 0;
       if (bytes <= kDefaultSharedBytes) continue;
       std::string fail = "{ " + K() + "_destroy(ws); return NULL; }";
       std::string B = std::to_string(bytes);

@@ -48,12 +48,26 @@ int scratch(LaunchSchedule& sc, HostScratch b) {
 HostExpr positive(const HostExpr& e) { return hop(HostExpr::Less, {hc(0), e}); }
 HostExpr both(HostExpr a, HostExpr b) { return hop(HostExpr::And, {std::move(a), std::move(b)}); }
 
-// A fused group: one block of 32 x 8 threads per tile of {rows, cols}.
+// A group of another rank than 2: blocks of kThreads that take the tiles
+// in turn, min(tiles, 2^30) of them.
+HostStep fusedScheduleND(const CudaProgram& c, const passes::FusionGroup& g, const HostKernel& k,
+                         LaunchSchedule& sc) {
+  const ir::Stage& s = stageOf(c, g.sink);
+  int tiles = sc.value("tiles");
+  HostExpr count = hc(1);
+  for (size_t d = 0; d < g.tile.size(); ++d) count = count * ceilDiv(hsize(s.extent[d]), g.tile[d]);
+  HostStep l = hlaunch(sc.kernel(k), hmin(hval(tiles), hc(1LL << 30)), argsOf(c, cudaGroupStages(g), g.sink), kThreads);
+  return hblock(k.name, {hvar(tiles, count), hif(positive(hval(tiles)), {l})});
+}
+
+// A tiled group (fused, or a stencil tiled alone): rank 2, one block of
+// 32 x 8 threads per tile of {rows, cols}; other ranks, fusedScheduleND.
 HostStep fusedSchedule(const CudaProgram& c, const passes::FusionGroup& g, LaunchSchedule& sc) {
   HostKernel k;
   k.name = cudaFusedName(c, g);
   k.sharedBytes = fusedSharedBytes(*c.pipeline, g);
   if (cudaHasTightForm(g)) k.tightBlocks.assign(std::begin(kTightBlocks), std::end(kTightBlocks));
+  if (g.tile.size() != 2) return fusedScheduleND(c, g, k, sc);
   const ir::Stage& s = stageOf(c, g.sink);
   int rows = sc.value("rows"), cols = sc.value("cols");
   HostStep l = hlaunch(sc.kernel(k), ceilDiv(hval(cols), g.tile[1]), argsOf(c, cudaGroupStages(g), g.sink), 32);
@@ -136,7 +150,9 @@ std::vector<int> cudaGroupStages(const passes::FusionGroup& g) {
   ids.push_back(g.sink);
   return ids;
 }
-bool cudaHasTightForm(const passes::FusionGroup& g) { return g.fused() && !g.onePass; }
+bool cudaHasTightForm(const passes::FusionGroup& g) {
+  return g.tiledKernel() && !g.onePass && !g.compact && g.tile.size() == 2;
+}
 
 ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {
   const ir::Pipeline& p = *c.pipeline;
@@ -185,7 +201,7 @@ LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
   LaunchSchedule sc;
   for (const auto& g : *c.groups) {
     const ir::Stage& s = stageOf(c, g.sink);
-    if (g.fused()) {
+    if (g.tiledKernel()) {
       sc.steps.push_back(fusedSchedule(c, g, sc));
     } else if (s.kind == ir::Stage::Reduce) {
       sc.indexedPoints.push_back(reduceDomainPoints(s));

@@ -1,7 +1,11 @@
-// The fused CUDA kernel of one FusionPlan group (seed 003, Algorithm 1):
-// one block per sink tile; members with a tile are computed over their
-// halo-extended regions into shared memory, inlined members are recomputed
-// where they are read, and the sink writes every point of its tile.
+// The fused CUDA kernel of one FusionPlan group (seed 003, Algorithm 1), or
+// of a stencil tiled alone (FusionGroup::tiledAlone): one block per sink
+// tile; members with a tile are computed over their halo-extended regions
+// into shared memory, inlined members are recomputed where they are read,
+// and the sink writes every point of its tile. Rank 2 (this file's writer):
+// one pass or a register-tiled sweep, check-free interior blocks, staged
+// inputs (FusedLayout_CUDA.h, FusedStaging_CUDA.h); other ranks:
+// FusedKernelND_CUDA.h. What both share: FusedStages_CUDA.h.
 #pragma once
 
 #include <string>

@@ -210,8 +210,8 @@ std::string pieceLastIndex(const LoopNestOptions& o, size_t d) {
          "))";
 }
 
-std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) {
-  std::vector<std::string> out;
+std::vector<IndexTerm> fastLowerTerms(const LoopNestOptions& o, size_t d) {
+  std::vector<IndexTerm> out;
   forEachExpr(o.piece->body, [&](const ir::Expr& e) {
     if (!isModeRead(o, e) || d < static_cast<size_t>(e.firstDim)) return;
     size_t ad = d - static_cast<size_t>(e.firstDim);
@@ -219,15 +219,14 @@ std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) {
     long long a = e.axes[ad].offset + constOrigin(e, ad);
     long long s = e.axes[ad].scale;
     // s*q + a >= 0
-    std::string b = s == 1 ? std::to_string(-a)
-                           : "formac_ceildiv(" + std::to_string(-a) + ", " + std::to_string(s) + ")";
-    out.push_back(b);
+    out.push_back(s == 1 ? integerTerm(-a)
+                         : textTerm("formac_ceildiv(" + std::to_string(-a) + ", " + std::to_string(s) + ")"));
   });
   return out;
 }
 
-std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) {
-  std::vector<std::string> out;
+std::vector<IndexTerm> fastUpperTerms(const LoopNestOptions& o, size_t d) {
+  std::vector<IndexTerm> out;
   const ir::Pipeline& p = *o.pipeline;
   forEachExpr(o.piece->body, [&](const ir::Expr& e) {
     if (!isModeRead(o, e) || d < static_cast<size_t>(e.firstDim)) return;
@@ -235,13 +234,21 @@ std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) {
     if (ad >= e.axes.size()) return;
     long long a = e.axes[ad].offset + constOrigin(e, ad);
     long long s = e.axes[ad].scale;
-    std::string n = sz(o, p.stages[static_cast<size_t>(e.producer)].extent[ad]);
     // s*q + a <= n - 1
-    std::string lim = "(" + n + ") - 1" + (a > 0 ? " - " + std::to_string(a) : a < 0 ? " + " + std::to_string(-a) : "");
-    out.push_back(s == 1 ? lim : "formac_floordiv(" + lim + ", " + std::to_string(s) + ")");
+    IndexTerm lim = extentTerm(sz(o, p.stages[static_cast<size_t>(e.producer)].extent[ad]), -1 - a);
+    out.push_back(s == 1 ? lim : textTerm("formac_floordiv(" + termText(lim) + ", " + std::to_string(s) + ")"));
   });
   return out;
 }
+
+// The terms as C, one bound each.
+static std::vector<std::string> termTexts(const std::vector<IndexTerm>& terms) {
+  std::vector<std::string> out;
+  for (const auto& t : terms) out.push_back(termText(t));
+  return out;
+}
+std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastLowerTerms(o, d)); }
+std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastUpperTerms(o, d)); }
 
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
   const ir::Pipeline& p = *o.pipeline;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/IndexBounds.h"
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 
@@ -69,8 +70,10 @@ bool needsBorderChecks(const LoopNestOptions& o);
 // C expressions for the first and last q computed along dimension d.
 std::string pieceFirstIndex(const LoopNestOptions& o, size_t d);
 std::string pieceLastIndex(const LoopNestOptions& o, size_t d);
-// C expressions bounding where every boundary-mode read is in range along d
-// (empty when no read constrains d).
+// The bounds of where every boundary-mode read is in range along d, one a
+// read (empty when no read constrains d): as terms, and as C.
+std::vector<IndexTerm> fastLowerTerms(const LoopNestOptions& o, size_t d);
+std::vector<IndexTerm> fastUpperTerms(const LoopNestOptions& o, size_t d);
 std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d);
 std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d);
 // The statements computing one point at lattice index (q0, q1, ...): lets,

@@ -35,9 +35,9 @@ const std::set<std::string>& reserved() {
       "tanf", "atanf", "atan2f", "fabsf", "floorf", "ceilf", "roundf", "cached", "unused",
       "border_end", "period", "scratch", "scratch_stride", "nthreads",
       // locals of the fused loops (FusedTiles_C) and the CUDA kernels and run()
-      "a", "b", "v", "z", "i", "t0", "t1", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
+      "a", "b", "v", "z", "i", "t0", "t1", "t2", "t3", "TH", "TW", "tile", "tiles0", "tiles1", "mine",
       "row", "rest", "outer_count", "checked_end", "fast_end", "fast_row", "fast_start", "end",
-      "tid", "nx", "ny", "nz",
+      "tid", "nx", "ny", "nz", "tiles",
       "grid", "block", "rows", "cols", "w", "h", "budget", "dim3", "r", "c", "int_index", "device",
       "shared_optin", "stream",
       // the CUDA kernels' index type

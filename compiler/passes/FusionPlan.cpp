@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/Edges.h"
+#include "passes/TileShape.h"
 
 namespace formac::passes {
 namespace {
@@ -80,6 +81,56 @@ size_t evaluationsPerPoint(const Taps& t) {
   size_t n = 0;
   for (const auto& [root, offsets] : t) n += offsets.size();
   return n;
+}
+
+// Why `trial` (the group with member `m` added) does not fit its fixed
+// tile, or "" when it does. Clamp/mirror reads stay in the region only if
+// the tile exceeds the halo.
+std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, const GroupMember& m,
+                             const FusionOptions& o) {
+  for (size_t d = 0; d < trial.tile.size(); ++d)
+    if (trial.tile[d] <= std::max(m.haloLo[d], m.haloHi[d])) return "its halo is not smaller than the tile";
+  if (trial.onChipBytes(p) > o.onChipBudget)
+    return "the group's tiles would need " + std::to_string(trial.onChipBytes(p)) +
+           " bytes on chip, over the budget of " + std::to_string(o.onChipBudget);
+  return "";
+}
+
+// Gives `trial` the tile of its members' reach (TileShape.h); why none
+// fits, or "" when one does.
+std::string fitReachTile(const ir::Pipeline& p, FusionGroup& trial, const FusionOptions& o) {
+  std::vector<int> tile = tileFromReach(p, trial, o.shrinkTo > 0 ? o.shrinkTo : o.onChipBudget, o.onChipBudget);
+  if (tile.empty())
+    return "every tile within " + std::to_string(o.onChipBudget) + " bytes on chip would compute or read over " +
+           std::to_string(static_cast<int>(kMaxRecompute)) + " points per point the group needs (its halos)";
+  trial.tile = tile;
+  return "";
+}
+
+// Whether a stage reads a neighbour: some read at a nonzero offset (unit
+// scale, no placement), which the tiled kernel's shared taps serve.
+bool readsNeighbours(const ir::Piece& pc) {
+  bool found = false;
+  forEachExpr(pc.body, [&](const ir::Expr& e) {
+    if (e.kind != ir::Expr::ImageRead || e.firstDim != 0 || !e.origin.empty()) return;
+    bool unit = true, moved = false;
+    for (const auto& a : e.axes) unit = unit && a.scale == 1, moved = moved || a.offset != 0;
+    found = found || (unit && moved);
+  });
+  return found;
+}
+
+// Operations of one point of every stage of the group (pointOperations).
+int groupOperations(const ir::Pipeline& p, const FusionGroup& g) {
+  int operations = pointOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
+  for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+  return operations;
+}
+
+// "rank 2", "ranks 1 to 4".
+std::string ranksText(const std::set<int>& ranks) {
+  if (ranks.size() == 1) return "rank " + std::to_string(*ranks.begin());
+  return "ranks " + std::to_string(*ranks.begin()) + " to " + std::to_string(*ranks.rbegin());
 }
 
 }  // namespace
@@ -166,7 +217,7 @@ bool isFusedMember(const std::vector<FusionGroup>& groups, int stage) {
 
 bool isFusedSink(const std::vector<FusionGroup>& groups, int stage) {
   for (const auto& g : groups)
-    if (g.fused() && g.sink == stage) return true;
+    if (g.tiledKernel() && g.sink == stage) return true;
   return false;
 }
 
@@ -212,7 +263,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     int gi = static_cast<int>(groups.size());
     groupOf[static_cast<size_t>(sid)] = gi;
     size_t rank = static_cast<size_t>(sink.rank());
-    bool canFuse = o.fuse && static_cast<int>(rank) == o.fusedRank && isWholeStencil(p, sink);
+    bool canFuse = o.fuse && o.fusedRanks.count(static_cast<int>(rank)) && isWholeStencil(p, sink);
+    const bool reach = o.reachTiledRanks.count(static_cast<int>(rank)) > 0;
     if (outputs.count(sid)) turnAway(sid, "a result of the pipeline");
     if (!o.fuse) turnAway(sid, "fusion is off (--no-fuse)");
     if (canFuse) {
@@ -272,18 +324,17 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
             taps[pid] = t;
           }
         }
-        // Clamp/mirror reads stay in the region only if the tile exceeds the halo.
-        bool fits = true;
-        for (size_t d = 0; d < rank; ++d)
-          if (g.tile[d] <= std::max(m.haloLo[d], m.haloHi[d])) fits = false;
         FusionGroup trial = g;
         trial.members.insert(trial.members.begin(), m);
-        if (!fits || trial.onChipBytes(p) > o.onChipBudget) {
-          turnAway(pid, into + (!fits ? "its halo is not smaller than the tile"
-                                      : "the group's tiles would need " +
-                                            std::to_string(trial.onChipBytes(p)) +
-                                            " bytes on chip, over the budget of " +
-                                            std::to_string(o.onChipBudget)));
+        int operations = groupOperations(p, trial);
+        std::string refusal =
+            o.maxGroupOperations > 0 && operations > o.maxGroupOperations
+                ? "the group would compute " + std::to_string(operations) + " operations a point, over the " +
+                      std::to_string(o.maxGroupOperations) + " that keep its kernel quick to compile"
+            : reach ? fitReachTile(p, trial, o)
+                    : fixedTileRefusal(p, trial, m, o);
+        if (!refusal.empty()) {
+          turnAway(pid, into + refusal);
           taps.erase(pid);
           continue;
         }
@@ -294,10 +345,10 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       // Members are listed in topological (increasing id) order.
       std::sort(g.members.begin(), g.members.end(),
                 [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
-      if (o.shrinkTo > 0) shrinkTile(p, g, o.shrinkTo);
-      int operations = pointOperations(sink.pieces[0]);
-      for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
-      g.onePass = g.fused() && operations <= kOnePassOps;
+      if (o.shrinkTo > 0 && !reach) shrinkTile(p, g, o.shrinkTo);
+      g.tiledAlone = o.tileLoneStencils && !g.fused() && rank == 2 && readsNeighbours(sink.pieces[0]);
+      g.onePass = g.tiledKernel() && groupOperations(p, g) <= kOnePassOps;
+      g.compact = g.fused() && o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations;
     }
     if (sink.kind == Stage::Reduce)
       turnAway(sid, "a reduction: computed by a loop of its own");
@@ -306,9 +357,9 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     if (sink.kind == Stage::LoopResult)
       turnAway(sid, "the result of a 'do' loop");
     if (o.fuse && !canFuse)
-      turnAway(sid, static_cast<int>(rank) != o.fusedRank
-                        ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +
-                              std::to_string(o.fusedRank) + " only"
+      turnAway(sid, !o.fusedRanks.count(static_cast<int>(rank))
+                        ? "rank " + std::to_string(rank) + ": fused code is generated for " +
+                              ranksText(o.fusedRanks) + " only"
                         : notWhole);
     groups.push_back(g);
   }

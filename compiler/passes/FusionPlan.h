@@ -26,6 +26,7 @@
 // counts for the tiles it reads.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,15 +50,37 @@ struct FusionGroup {
   // load of a block in flight at once) and sweeps it in passes of a few rows
   // for the latter (no point computed twice).
   bool onePass = false;
+  // A lone stencil (no members) that reads its neighbours, computed by the
+  // tiled kernel all the same (FusionOptions::tileLoneStencils).
+  bool tiledAlone = false;
+  // A group of over FusionOptions::compactOperations operations a point: its
+  // CUDA kernel keeps one copy of each stage's code per path (the sweep's
+  // rows one column a thread, border blocks point by point, no forms for
+  // fewer registers), so that nvcc's time stays bounded.
+  bool compact = false;
   bool fused() const { return !members.empty(); }
+  // Whether the group's code is the tiled kernel: fused, or tiled alone.
+  bool tiledKernel() const { return fused() || tiledAlone; }
   long long onChipBytes(const ir::Pipeline& p) const;
 };
 
 struct FusionOptions {
   bool fuse = true;
-  int fusedRank = 2;            // fused code is generated for sinks of this rank
+  std::set<int> fusedRanks = {2};  // fused code is generated for sinks of these ranks
   long long onChipBudget = 48 * 1024;
   std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
+  // Ranks whose tiles are chosen per group from its members' reach
+  // (passes/TileShape.h, within shrinkTo bytes where one fits) rather than
+  // from preferredTile.
+  std::set<int> reachTiledRanks;
+  // Lone stencils of rank 2 that read a neighbour are computed by the tiled
+  // kernel: check-free interior blocks, several points a thread (CUDA).
+  bool tileLoneStencils = false;
+  // When > 0: a member joins only while the group computes at most this many
+  // operations a point (pointOperations, members and sink together): the
+  // kernel's size, and nvcc's time, stay bounded (CUDA: kCudaMaxGroupOperations).
+  int maxGroupOperations = 0;
+  int compactOperations = 0;  // when > 0: groups above it are compact (CUDA: kCudaCompactOperations)
   bool inlineCheap = false;     // mark cheap members inlined (see above)
   // When > 0: after grouping, halve the tile (rows first, then columns) while
   // its tiles need more than this many bytes and it stays larger than the halo.
@@ -91,7 +114,8 @@ bool readsOwnPoint(const ir::Expr& e);
 int pointOperations(const ir::Piece& pc);
 
 // Whether `stage` is computed inside a fused group (never in memory), or is
-// the sink of one (which writes every point of its extent, zeros included).
+// the sink of one or tiled alone (which writes every point of its extent,
+// zeros included).
 bool isFusedMember(const std::vector<FusionGroup>& groups, int stage);
 bool isFusedSink(const std::vector<FusionGroup>& groups, int stage);
 

@@ -53,7 +53,7 @@ class PlanText {
           << (l_.target.kind == Target::Cuda ? " bytes of shared memory a block"
                                              : " bytes of tiles a thread at most (the tile "
                                                "shrinks to the cache at run time)")
-          << (g.onePass ? ", one pass" : ", swept in passes") << "\n";
+          << (g.onePass ? ", one pass" : ", swept in passes") << (g.compact ? ", compact kernel" : "") << "\n";
       for (const auto& m : g.members) {
         os_ << "  member " << describe(m.stage) << ", halo [" << list(m.haloLo, ", ") << "] / ["
             << list(m.haloHi, ", ") << "]";
@@ -65,6 +65,9 @@ class PlanText {
         os_ << "\n";
       }
     }
+    if (g.tiledAlone)
+      os_ << "  tiled alone: tile [" << list(g.tile, ", ") << "], it reads its neighbours"
+          << (g.onePass ? ", one pass" : ", swept in passes") << "\n";
     const std::string& why = l_.whyMaterialised[static_cast<size_t>(g.sink)];
     os_ << "  in memory" << (why.empty() ? "" : ": " + why) << "\n";
   }

@@ -13,6 +13,11 @@ FusionOptions Target::fusionOptions() const {
     fo.onChipBudget = kCudaHopperSharedBytes;
     fo.shrinkTo = kCudaDefaultSharedBytes;
     fo.inlineCheap = true;
+    fo.fusedRanks = {1, 2, 3, 4};
+    fo.reachTiledRanks = {1, 3, 4};
+    fo.tileLoneStencils = true;
+    fo.maxGroupOperations = kCudaMaxGroupOperations;
+    fo.compactOperations = kCudaCompactOperations;
   }
   return fo;
 }

@@ -18,7 +18,9 @@ struct Target {
   // C: tiles of 64 x 512 points, sized for the cache at run time (no on-chip
   // budget). CUDA: stages join a group while their tiles fit Hopper's opt-in
   // shared memory at 32 x 64; the tile is then halved down to the default
-  // 48 KB where the halo allows, and cheap members are inlined.
+  // 48 KB where the halo allows, and cheap members are inlined. Ranks 1, 3
+  // and 4 fuse too, their tiles chosen per group from the members' reach
+  // (TileShape.h); lone rank-2 stencils that read neighbours are tiled.
   FusionOptions fusionOptions() const;
 };
 
@@ -26,5 +28,15 @@ struct Target {
 // opt-in maximum of Hopper (the host checks the device's limit).
 constexpr long long kCudaDefaultSharedBytes = 48 * 1024;
 constexpr long long kCudaHopperSharedBytes = 227 * 1024;
+// The operations a point of a fused CUDA group may compute, all its stages
+// together (FusionOptions::maxGroupOperations): nvcc's time grows faster
+// than the kernel (its copies of each body: the sweep's 8 points, the border
+// rectangle's 4, the checked frame, in 4 instantiations), so long chains are
+// cut into kernels of this size. 20 Perona-Malik steps (54 operations each)
+// took 94 s in one group of 15 and one of 5; see tests/gpu/rankfusion.
+constexpr int kCudaMaxGroupOperations = 400;
+// Groups above this many operations a point get compact kernels
+// (FusionGroup::compact): canny's group computes 167, harris's 115.
+constexpr int kCudaCompactOperations = 200;
 
 }  // namespace formac::passes

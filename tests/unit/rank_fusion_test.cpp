@@ -1,0 +1,187 @@
+// CUDA fusion in every rank (issue 26): the planner fuses rank 1, 3 and 4
+// chains with tiles chosen from the members' reach (passes/TileShape.h),
+// tiles lone rank-2 stencils that read neighbours, caps a group's operations
+// (nvcc's time), and the rank-N kernel (codegen/FusedKernelND_CUDA.cpp) takes
+// the sink's tiles in turn. The programs are tests/gpu/rankfusion/*.idsl,
+// which tests/gpu/rankfusion.sh runs on the GPU.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "codegen/CodeGen_CUDA.h"
+#include "codegen/CudaLaunches.h"
+#include "codegen/FusedKernel_CUDA.h"
+#include "parse/Modules.h"
+#include "parse/Parser.h"
+#include "passes/Target.h"
+#include "passes/TileShape.h"
+#include "sema/Sema.h"
+
+namespace formac {
+namespace {
+
+ir::Pipeline compileText(const std::string& text) {
+  SourceFile file{"test.idsl", text};
+  SourceFiles imported;
+  Warnings warnings;
+  return buildPipeline(parseProgram(file, imported, defaultImportPath()), "k", warnings);
+}
+
+ir::Pipeline program(const std::string& name) {
+  std::ifstream in(std::string(FORMAC_SOURCE_DIR) + "/tests/gpu/rankfusion/" + name + ".idsl");
+  std::stringstream text;
+  text << in.rdbuf();
+  return compileText(text.str());
+}
+
+std::vector<passes::FusionGroup> cudaPlan(const ir::Pipeline& p, std::vector<std::string>* why = nullptr) {
+  return passes::planFusion(p, passes::Target::cuda().fusionOptions(), why);
+}
+
+std::string cudaKernels(const ir::Pipeline& p) {
+  codegen::CudaOptions o;
+  o.kernelName = "k";
+  return codegen::generateCudaKernels(p, o).source;
+}
+
+// Four 7-point steps: one group of three tiled members. The tile that
+// computes the fewest points per point within 48 KB is 8 x 8 x 16: regions of
+// 10x10x18, 12x12x20 and 14x14x22 (36 KB), 9.8 points per point of the sink
+// (4 x 16 x 16 would compute 10.8, 8 x 8 x 32 needs 62 KB).
+TEST(RankFusion, Heat3dFusesWithTheTileOfItsReach) {
+  ir::Pipeline p = program("heat3d");
+  auto groups = cudaPlan(p);
+  ASSERT_EQ(groups.size(), 1u);
+  const auto& g = groups[0];
+  ASSERT_EQ(g.members.size(), 3u);
+  for (const auto& m : g.members) EXPECT_FALSE(m.inlined);
+  EXPECT_EQ(g.tile, (std::vector<int>{8, 8, 16}));
+  EXPECT_EQ(g.onChipBytes(p), 4 * (10 * 10 * 18 + 12 * 12 * 20 + 14 * 14 * 22));
+  EXPECT_EQ(codegen::fusedSharedBytes(p, g), g.onChipBytes(p));  // every tile a multiple of 16 bytes
+  EXPECT_EQ(g.members[0].haloLo, (std::vector<int>{3, 3, 3}));
+}
+
+// Rank 1: the five stages in one group (the pointwise gain inlined), the
+// longest tile whose regions fit 48 KB; rank 4: the three stages of chain4d.
+TEST(RankFusion, Rank1And4ChainsFuse) {
+  ir::Pipeline p1 = program("chain1d");
+  auto g1 = cudaPlan(p1);
+  ASSERT_EQ(g1.size(), 1u);
+  ASSERT_EQ(g1[0].members.size(), 4u);
+  EXPECT_TRUE(g1[0].members[2].inlined);  // gain: X * 1.5f - 0.25f
+  ASSERT_EQ(g1[0].tile.size(), 1u);
+  EXPECT_EQ(g1[0].tile[0], 2048);
+  EXPECT_LE(g1[0].onChipBytes(p1), passes::kCudaDefaultSharedBytes);
+  ir::Pipeline p4 = program("chain4d");
+  auto g4 = cudaPlan(p4);
+  ASSERT_EQ(g4.size(), 1u);
+  EXPECT_EQ(g4[0].members.size(), 2u);
+  ASSERT_EQ(g4[0].tile.size(), 4u);
+  for (size_t d = 0; d < 4; ++d) EXPECT_GT(g4[0].tile[d], g4[0].members[0].haloHi[d]);
+}
+
+// The C target still fuses rank 2 only, and says why.
+TEST(RankFusion, TheCTargetKeepsRank3InMemory) {
+  ir::Pipeline p = program("heat3d");
+  std::vector<std::string> why;
+  auto groups = passes::planFusion(p, passes::Target::c().fusionOptions(), &why);
+  EXPECT_EQ(groups.size(), 4u);
+  EXPECT_EQ(why[1], "rank 3: fused code is generated for rank 2 only");
+}
+
+// A chain whose halos grow past what a tile can carry is split: no tile keeps
+// 7 members' recomputation (halos of 1 to 7 along every dimension) within
+// kMaxRecompute points per point needed.
+TEST(RankFusion, DeepChainsSplitWhereRecomputationGrows) {
+  std::string text = "stencil s(vector#3 float U) { return (U@[-1,-1,-1] + U@[1,1,1]) * 0.5f; }\n"
+                     "parameter L, M, N;\nvector#3 float img[L,M,N];\na0 = s(img:clamped);\n";
+  for (int i = 1; i < 8; ++i) text += "a" + std::to_string(i) + " = s(a" + std::to_string(i - 1) + ":clamped);\n";
+  text += "return a7;\n";
+  ir::Pipeline p = compileText(text);
+  std::vector<std::string> why;
+  auto groups = cudaPlan(p, &why);
+  EXPECT_GT(groups.size(), 1u);
+  bool refused = false;
+  for (const auto& w : why) refused = refused || w.find("points per point the group needs (its halos)") != std::string::npos;
+  EXPECT_TRUE(refused);
+  for (const auto& g : groups) {
+    if (g.fused()) {
+      EXPECT_FALSE(passes::tileFromReach(p, g, 48 * 1024, 227 * 1024).empty());
+    }
+  }
+}
+
+// A lone 3x3 stencil is tiled (check-free interior blocks, several points a
+// thread); a pointwise one and one of rank 1 are not, nor on the C target.
+TEST(RankFusion, LoneRank2StencilsThatReadNeighboursAreTiled) {
+  ir::Pipeline grow = program("grow8");
+  auto groups = cudaPlan(grow);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_TRUE(groups[0].tiledAlone);
+  EXPECT_TRUE(groups[0].tiledKernel());
+  EXPECT_FALSE(groups[0].onePass);  // 7 max calls: heavy, swept (the 4 x 2 points of a thread share their taps)
+  EXPECT_FALSE(passes::planFusion(grow, passes::Target::c().fusionOptions())[0].tiledAlone);
+  std::string kernels = cudaKernels(grow);
+  EXPECT_NE(kernels.find("__global__ void __launch_bounds__(256, formac_blocks) k_fused1_"), std::string::npos);
+  EXPECT_NE(kernels.find("const bool formac_interior ="), std::string::npos);
+  ir::Pipeline pointwise = compileText(
+      "stencil twice(vector#2 float X) { return X * 2.0f; }\nparameter M, N;\nvector#2 float img[M,N];\n"
+      "return twice(img);\n");
+  EXPECT_FALSE(cudaPlan(pointwise)[0].tiledAlone);
+  ir::Pipeline rank1 = compileText(
+      "stencil s(vector#1 float X) { return X@[-1] + X@[1]; }\nparameter N;\nvector#1 float img[N];\n"
+      "return s(img:clamped);\n");
+  EXPECT_FALSE(cudaPlan(rank1)[0].tiledKernel());
+}
+
+// 20 Perona-Malik steps: groups of at most kCudaMaxGroupOperations
+// operations a point, every step fused; those above kCudaCompactOperations
+// get compact kernels (nvcc's time), canny's and harris's do not.
+TEST(RankFusion, GroupsStopAtTheOperationCap) {
+  ir::Pipeline p = program("perona_malik");
+  std::vector<std::string> why;
+  auto groups = cudaPlan(p, &why);
+  EXPECT_GT(groups.size(), 2u);
+  for (const auto& g : groups) {
+    int operations = passes::pointOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
+    for (const auto& m : g.members) operations += passes::pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+    EXPECT_LE(operations, passes::kCudaMaxGroupOperations);
+    EXPECT_TRUE(g.fused());
+    EXPECT_EQ(g.compact, operations > passes::kCudaCompactOperations);
+  }
+  // Compact kernels: one column a thread, border blocks point by point, no
+  // forms for fewer registers.
+  for (const auto& g : groups) EXPECT_EQ(codegen::cudaHasTightForm(g), !g.compact);
+  std::string k = cudaKernels(p);
+  EXPECT_NE(k.find("    int formac_ra = 16, formac_rb = 15, formac_ca = 0, formac_cb = 63;\n"), std::string::npos);
+  for (const char* heavy : {"canny", "harris"}) {
+    std::ifstream in(std::string(FORMAC_SOURCE_DIR) + "/bench/gpu/" + heavy + ".idsl");
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const auto& g : cudaPlan(compileText(text.str()))) EXPECT_FALSE(g.compact) << heavy;
+  }
+  bool capped = false;
+  for (const auto& w : why) capped = capped || w.find("that keep its kernel quick to compile") != std::string::npos;
+  EXPECT_TRUE(capped);
+}
+
+// The rank-N kernel: blocks take the tiles in turn, the tile's origin from
+// the block's tile number, interior tiles check-free, regions row-major.
+TEST(RankFusion, RankNKernelsTakeTheTilesInTurn) {
+  std::string k = cudaKernels(program("heat3d"));
+  for (const char* text : {
+           "const long long formac_tiles = (long long)1 * formac_n0 * formac_n1 * formac_n2;",
+           "for (long long formac_b = blockIdx.x; formac_b < formac_tiles; formac_b += gridDim.x) {",
+           "const I t2 = (I)(formac_rest % formac_n2) * 16;",
+           "float* const tile_h0 = reinterpret_cast<float*>(formac_smem + 0);  /* 14 x 14 x 22 */",
+           "for (int i = formac_tid; i < 4312; i += 256) {",
+           "const I q0 = (t0 - 3) + ((i / 22) / 14);",
+           "tile_h0[i] = v;",
+           "h3[(((q0) * (M) + (q1)) * (N) + (q2))] = v;"})
+    EXPECT_NE(k.find(text), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace formac
