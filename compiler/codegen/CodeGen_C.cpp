@@ -53,7 +53,11 @@ class CGen {
        << "void " << K() << "(" << entryParameters(p_, n_) << ");\n\n"
        << "/* The same pipeline with the intermediate buffers kept between calls:\n"
        << "   create for one size (NULL if memory is short), run any number of times,\n"
-       << "   destroy. run returns 0 on success. */\n"
+       << "   destroy. run returns 0 on success."
+       << (openmp_ ? "\n   The OpenMP threads may keep spinning after a call returns (libgomp's default\n"
+                     "   wait policy): an application that also runs other thread pools, or shares\n"
+                     "   its cores, sets OMP_WAIT_POLICY=passive (formac's bench/cpu/zoo/README.md). */\n"
+                   : " */\n")
        << workspacePrototypes(p_, n_, K());
     return os.str();
   }

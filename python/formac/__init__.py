@@ -11,6 +11,11 @@ has the whole story: argument order, dtypes, results, errors.
 """
 import os
 
+# libgomp reads its wait policy once, when it loads (with _formac): by default
+# the generated code's OpenMP threads spin after each call, which slows the
+# numpy/torch threads that run between calls. A user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 from . import _formac
 
 __all__ = ["compile", "Error", "CompileError", "jit_available", "imread", "imwrite"]
