@@ -228,6 +228,7 @@ class CGen {
     f.names = &n_;
     f.group = &groups_[i];
     f.openmp = openmp_;
+    f.outsideCache = outsideCache_;
     f.functionName = K() + "_fused" + std::to_string(groups_[i].sink) + "_" +
                      n_.stage[static_cast<size_t>(groups_[i].sink)];
     std::vector<int> stages;
@@ -311,6 +312,7 @@ class CGen {
       lo.piece = &s.pieces[i];
       lo.names = &n_;
       lo.openmp = openmp_;
+      lo.outsideCache = outsideCache_;
       lo.indent = 1;
       lo.hoistBranchReads = [](int) { return true; };
       os << emitPieceLoops(lo);
@@ -523,6 +525,7 @@ class CGen {
   bool openmp_;
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
+  std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
 };
 
 }  // namespace

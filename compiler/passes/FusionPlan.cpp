@@ -76,6 +76,13 @@ Taps inlinedTaps(const ir::Pipeline& p, int pid, const std::vector<int>& consume
   return out;
 }
 
+// "rank 2", "ranks 1, 2": the ranks a target fuses, for a stage turned away.
+std::string rankList(const std::vector<int>& ranks) {
+  std::string t = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i) t += (i ? ", " : "") + std::to_string(ranks[i]);
+  return t;
+}
+
 size_t evaluationsPerPoint(const Taps& t) {
   size_t n = 0;
   for (const auto& [root, offsets] : t) n += offsets.size();
@@ -212,7 +219,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     int gi = static_cast<int>(groups.size());
     groupOf[static_cast<size_t>(sid)] = gi;
     size_t rank = static_cast<size_t>(sink.rank());
-    bool canFuse = o.fuse && static_cast<int>(rank) == o.fusedRank && isWholeStencil(p, sink);
+    bool rankFused = std::count(o.fusedRanks.begin(), o.fusedRanks.end(), static_cast<int>(rank)) > 0;
+    bool canFuse = o.fuse && rankFused && isWholeStencil(p, sink);
     if (outputs.count(sid)) turnAway(sid, "a result of the pipeline");
     if (!o.fuse) turnAway(sid, "fusion is off (--no-fuse)");
     if (canFuse) {
@@ -306,10 +314,9 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     if (sink.kind == Stage::LoopResult)
       turnAway(sid, "the result of a 'do' loop");
     if (o.fuse && !canFuse)
-      turnAway(sid, static_cast<int>(rank) != o.fusedRank
-                        ? "rank " + std::to_string(rank) + ": fused code is generated for rank " +
-                              std::to_string(o.fusedRank) + " only"
-                        : notWhole);
+      turnAway(sid, !rankFused ? "rank " + std::to_string(rank) + ": fused code is generated for " +
+                                     rankList(o.fusedRanks) + " only"
+                               : notWhole);
     groups.push_back(g);
   }
   std::reverse(groups.begin(), groups.end());

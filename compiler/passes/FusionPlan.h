@@ -55,7 +55,7 @@ struct FusionGroup {
 
 struct FusionOptions {
   bool fuse = true;
-  int fusedRank = 2;            // fused code is generated for sinks of this rank
+  std::vector<int> fusedRanks = {2};  // fused code is generated for sinks of these ranks
   long long onChipBudget = 48 * 1024;
   std::vector<int> preferredTile = {32, 32};  // rows, columns for rank 2
   bool inlineCheap = false;     // mark cheap members inlined (see above)
