@@ -86,13 +86,16 @@ class CGen {
        << "   x + c > x to 1). */\n#pragma GCC optimize(\"wrapv\")\n#endif\n\n"
        << declarations()
        << "#if defined(__GNUC__)\n#define FORMAC_HELPER static inline __attribute__((unused))\n"
-       << "#else\n#define FORMAC_HELPER static inline\n#endif\n"
-       << helperPrelude("FORMAC_HELPER", false) << "\n" << cpuPrelude();
-    if (hasReductions()) os << reducePrelude("FORMAC_HELPER") << "\n";
-    if (hasScans(p_)) os << scanPrelude("FORMAC_HELPER") << "\n";
-    functions(os);
-    os << workspace() << loopRoundsFunction();
-    os << entryPoint();
+       << "#else\n#define FORMAC_HELPER static inline\n#endif\n";
+    // The code first: the prelude keeps only the helpers it calls.
+    std::ostringstream code;
+    code << cpuPrelude();
+    if (hasReductions()) code << reducePrelude("FORMAC_HELPER") << "\n";
+    if (hasScans(p_)) code << scanPrelude("FORMAC_HELPER") << "\n";
+    functions(code);
+    code << workspace() << loopRoundsFunction() << entryPoint();
+    std::string text = code.str();
+    os << usedHelpers(helperPrelude("FORMAC_HELPER", false), "FORMAC_HELPER", text) << "\n" << text;
     return os.str();
   }
 

@@ -1,12 +1,15 @@
 #include "codegen/FusedTiles_C.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "codegen/BoundText.h"
 #include "codegen/ExprPrinter.h"
+#include "codegen/FusedSlides_C.h"
 #include "codegen/InlineMembers.h"
 #include "codegen/LoopNest.h"
 #include "codegen/StageFacts.h"
@@ -15,8 +18,11 @@
 namespace formac::codegen {
 namespace {
 
-using ir::BoundaryMode;
 using ir::Expr;
+using fused_c::inputReach;
+using fused_c::rowReadable;
+using fused_c::Slide;
+using fused_c::wrapFree;
 
 constexpr int kPrefetchRows = 2;  // rows beyond the newest read that are prefetched
 
@@ -26,111 +32,20 @@ std::string plus(const std::string& x, long long k) {
   return k > 0 ? x + " + " + str(k) : k < 0 ? x + " - " + str(-k) : x;
 }
 
-// How a stored stage of the group slides down a band: at step y it computes
-// its row y + lead (the sink's row is y), from the band's row t0 + first on,
-// and keeps the last `ring` rows, enough for every read of its consumers,
-// boundary modes included. Its columns reach colLo and colHi beyond the strip.
-struct Slide {
-  int lead = 0, first = 0, ring = 1, colLo = 0, colHi = 0;
-};
-
-// Slides of the stored stages, from the reads of their consumers (after
-// inlining). A read at row offset o of a consumer at row v needs row v + o,
-// or where a boundary mode takes it: a clamped read row 0 or M-1, a mirrored
-// read a row within |o| of v.
-std::map<int, Slide> slides(const std::map<int, ir::Piece>& pieces, int sink, int rank) {
-  std::map<int, Slide> out;
-  out[sink] = Slide{};
-  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
-    int id = it->first;
-    if (id == sink) continue;
-    Slide s;
-    int oldest = 0;
-    bool any = false;
-    for (const auto& [c, pc] : pieces) {
-      if (c <= id) continue;
-      const Slide& sc = out.at(c);
-      ir::forEachExpr(pc.body, [&](const Expr& e) {
-        if (e.kind != Expr::ImageRead || e.producer != id) return;
-        // Rank 1 has no dimension to slide along: one chunk a strip.
-        int o = rank >= 2 ? e.axes[0].offset : 0, o1 = e.axes[rank >= 2 ? 1 : 0].offset;
-        bool mirror = e.mode == BoundaryMode::Mirror || e.mode == BoundaryMode::Wrap;
-        bool clamp = e.mode == BoundaryMode::Clamped || e.mode == BoundaryMode::Extend;
-        int ahead = mirror ? std::abs(o) : clamp ? std::max(o, 0) : o;
-        int behind = mirror ? -std::abs(o) : clamp ? std::min(o, 0) : o;
-        int lo = sc.colLo + std::max(0, -o1), hi = sc.colHi + std::max(0, o1);
-        if (mirror) lo = hi = std::max(lo, hi);  // a reflection lands on the other side
-        s.lead = any ? std::max(s.lead, sc.lead + ahead) : sc.lead + ahead;
-        oldest = any ? std::min(oldest, sc.lead + behind) : sc.lead + behind;
-        s.first = any ? std::min(s.first, sc.first + behind) : sc.first + behind;
-        s.colLo = std::max(s.colLo, lo);
-        s.colHi = std::max(s.colHi, hi);
-        any = true;
-      });
-    }
-    s.ring = s.lead - oldest + 1;
-    out[id] = s;
-  }
-  return out;
-}
-
-// No integer +, -, * or negation in the body: whether signed overflow wraps
-// (the evaluator's semantics, gcc's wrapv) cannot change its values.
-bool wrapFree(const ir::Piece& pc) {
-  bool ok = true;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    bool arithmetic = (e.kind == Expr::Unary && e.unOp == ir::UnOp::Neg) ||
-                      (e.kind == Expr::Binary &&
-                       (e.binOp == ir::BinOp::Add || e.binOp == ir::BinOp::Sub || e.binOp == ir::BinOp::Mul));
-    if (arithmetic && (e.type.isStruct() || !isFloating(e.type.scalar))) ok = false;
-  });
-  return ok;
-}
-
-// A producer read through row (plane) pointers: every read of it is an
-// ImageRead of an image of the group's rank indexed along every dimension.
-bool rowReadable(const ir::Pipeline& p, const ir::Piece& pc, int producer, int rank) {
-  bool ok = p.stages[static_cast<size_t>(producer)].rank() == rank;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    if ((e.kind == Expr::ImageRead || e.kind == Expr::IndexRead) && e.producer == producer)
-      ok = ok && e.kind == Expr::ImageRead && e.firstDim == 0 && e.axes.size() == static_cast<size_t>(rank);
-  });
-  return ok;
-}
-
-// For each image in memory that the group reads row by row (same extent as
-// the sink, unit steps), how far ahead of the output row its newest row read
-// is; -1 for images read otherwise (not prefetched). Rank 2 only: a plane's
-// rows are read one after another, and rank 1 has no rows to run ahead of.
-std::map<int, int> inputReach(const ir::Pipeline& p, const std::map<int, ir::Piece>& pieces,
-                              const std::map<int, Slide>& slide, int sink) {
-  std::map<int, int> out;
-  const ir::Stage& s = p.stages[static_cast<size_t>(sink)];
-  if (s.rank() != 2) return out;
-  int np = static_cast<int>(p.params.size());
-  for (const auto& stored : pieces) {
-    int lead = slide.at(stored.first).lead;
-    ir::forEachExpr(stored.second.body, [&](const Expr& e) {
-      if ((e.kind != Expr::ImageRead && e.kind != Expr::IndexRead) || pieces.count(e.producer)) return;
-      const ir::Stage& src = p.stages[static_cast<size_t>(e.producer)];
-      bool simple = e.kind == Expr::ImageRead && e.firstDim == 0 && e.axes.size() == 2 && e.origin.empty() &&
-                    src.rank() == 2 && ir::sameSize(src.extent[0], s.extent[0], np) &&
-                    ir::sameSize(src.extent[1], s.extent[1], np);
-      for (const auto& a : e.axes) simple = simple && a.scale == 1;
-      int reach = simple ? lead + std::abs(e.axes[0].offset) : -1;
-      auto it = out.find(e.producer);
-      if (it == out.end()) out[e.producer] = reach;
-      else it->second = (it->second < 0 || reach < 0) ? -1 : std::max(it->second, reach);
-    });
-  }
-  return out;
+// Whether `word` occurs in `text` as a whole identifier.
+bool mentions(const std::string& text, const std::string& word) {
+  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !part(text[at - 1])) && (at + word.size() == text.size() || !part(text[at + word.size()])))
+      return true;
+  return false;
 }
 
 class Emitter {
  public:
   explicit Emitter(const FusedGroupC& g)
       : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)),
-        slide_(slides(inl_.pieces, sink(), stage(sink()).rank())),
+        slide_(fused_c::slides(inl_.pieces, sink(), stage(sink()).rank())),
         programNames_(programNames(*g.names)) {
     Locals group(programNames_);
     for (const auto& [id, s] : slide_) first_[id] = group.claim("a_" + name(id));
@@ -265,12 +180,9 @@ class Emitter {
       t += "  const long long lo" + D + " = " + pieceFirstIndex(lo, d) + ";\n";
       t += "  const long long hi" + D + " = " + pieceLastIndex(lo, d) + ";\n";
       if (!fast) continue;
-      std::string flo = "lo" + D, fhi = "hi" + D;
-      auto lower = fastLowerBounds(lo, d), upper = fastUpperBounds(lo, d);
-      for (const auto& b : std::set<std::string>(lower.begin(), lower.end())) flo = "formac_maxll(" + flo + ", " + b + ")";
-      for (const auto& b : std::set<std::string>(upper.begin(), upper.end())) fhi = "formac_minll(" + fhi + ", " + b + ")";
-      t += "  const long long fast_lo" + D + " = " + flo + ";\n";
-      t += "  const long long fast_hi" + D + " = " + fhi + ";\n";
+      // Folded: max(0, -1, 0, 1) is 1, min(M - 1, (M) - 1 - 1) is (M) - 2.
+      t += "  const long long fast_lo" + D + " = " + foldLower(pieceFirstIndex(lo, d), fastLowerBounds(lo, d)) + ";\n";
+      t += "  const long long fast_hi" + D + " = " + foldUpper(pieceLastIndex(lo, d), fastUpperBounds(lo, d)) + ";\n";
     }
     return t;
   }
@@ -439,12 +351,14 @@ class Emitter {
                 g_.names->scalar[static_cast<size_t>(i)];
       call += ", " + g_.names->scalar[static_cast<size_t>(i)];
     }
-    std::string unused;
-    for (const auto& prm : g_.names->param) {
-      params += ", const long long " + prm;
-      call += ", " + prm;
-      unused += "  (void)" + prm + ";\n";
-    }
+    // The sizes the function uses, and no others: no `(void)M;` lines.
+    std::string text = "  const long long a = " + firstColumn(id) + ", b = " + lastColumn(id) + ";\n" +
+                       bounds(lo, fast) + body;
+    for (const auto& prm : g_.names->param)
+      if (mentions(text, prm)) {
+        params += ", const long long " + prm;
+        call += ", " + prm;
+      }
     const char* what = rank() == 1 ? ": points a..b, into row[q0 - a] */\n"
                        : rank() == 2 ? ": row q0, columns a..b, into row[q1 - a] */\n"
                                      : ": rows a..b of plane q0, whole */\n";
@@ -452,9 +366,7 @@ class Emitter {
     bool noWrapv = wrapFree(pc);
     if (noWrapv) os << "FORMAC_NO_WRAPV_BEGIN\n";
     os << "/* " << name(id) << " = " << s.origin << what
-       << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n"
-       << "  const long long a = " << firstColumn(id) << ", b = " << lastColumn(id) << ";\n";
-    os << bounds(lo, fast) << body << unused << "}\n";
+       << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n" << text << "}\n";
     os << (noWrapv ? "FORMAC_NO_WRAPV_END\n\n" : "\n");
     return os.str();
   }

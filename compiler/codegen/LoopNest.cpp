@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "codegen/BoundText.h"
 #include "codegen/CommonSubexpressions.h"
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
@@ -330,11 +331,10 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
     t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";
     t += in + "const long long hi" + std::to_string(d) + " = " + pieceLastIndex(o, d) + ";\n";
     if (anyMode) {
-      std::string flo = "lo" + std::to_string(d), fhi = "hi" + std::to_string(d);
-      for (const auto& b : fastLowerBounds(o, d)) flo = "formac_maxll(" + flo + ", " + b + ")";
-      for (const auto& b : fastUpperBounds(o, d)) fhi = "formac_minll(" + fhi + ", " + b + ")";
-      t += in + "const long long fast_lo" + std::to_string(d) + " = " + flo + ";\n";
-      t += in + "const long long fast_hi" + std::to_string(d) + " = " + fhi + ";\n";
+      t += in + "const long long fast_lo" + std::to_string(d) + " = " +
+           foldLower(pieceFirstIndex(o, d), fastLowerBounds(o, d)) + ";\n";
+      t += in + "const long long fast_hi" + std::to_string(d) + " = " +
+           foldUpper(pieceLastIndex(o, d), fastUpperBounds(o, d)) + ";\n";
     }
   }
   if (rank == 0) {
