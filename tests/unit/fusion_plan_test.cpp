@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
 #include "ir/Edges.h"
 #include "lex/Lexer.h"
@@ -359,6 +360,20 @@ TEST(FusionPlan, CFusesEveryRankOthersSayWhichRanksTheyFuse) {
   std::vector<std::string> why;
   passes::planFusion(compileText("chain.idsl", chains[0]), o, &why);
   EXPECT_EQ(why[2], "rank 1: fused code is generated for ranks 2, 3 only");
+}
+
+// Issue 25's readability of the fused C: only the helpers the code calls,
+// check-free bounds folded, row functions taking only the sizes they use.
+TEST(FusionPlan, FusedCCarriesOnlyWhatItUses) {
+  codegen::COptions o;
+  o.kernelName = "harris";
+  std::string c = codegen::generateC(compile(example("harris")), o).source;
+  EXPECT_NE(c.find("FORMAC_HELPER long long formac_mirror("), std::string::npos);
+  EXPECT_EQ(c.find("formac_idiv"), std::string::npos);   // harris divides no integers
+  EXPECT_EQ(c.find("formac_wrap("), std::string::npos);  // nor reads with wrap
+  EXPECT_NE(c.find("const long long fast_lo0 = 1;"), std::string::npos);
+  EXPECT_EQ(c.find("formac_maxll(lo0"), std::string::npos);
+  EXPECT_EQ(c.find("  (void)N;\n}"), std::string::npos);  // a row function's last line
 }
 
 // The reads of each stage's body, in order, as readsOwnPoint sees them.
