@@ -90,13 +90,16 @@ class CGen {
        << "   x + c > x to 1). */\n#pragma GCC optimize(\"wrapv\")\n#endif\n\n"
        << declarations()
        << "#if defined(__GNUC__)\n#define FORMAC_HELPER static inline __attribute__((unused))\n"
-       << "#else\n#define FORMAC_HELPER static inline\n#endif\n"
-       << helperPrelude("FORMAC_HELPER", false) << "\n" << cpuPrelude();
-    if (hasReductions()) os << reducePrelude("FORMAC_HELPER") << "\n";
-    if (hasScans(p_)) os << scanPrelude("FORMAC_HELPER") << "\n";
-    functions(os);
-    os << workspace() << loopRoundsFunction();
-    os << entryPoint();
+       << "#else\n#define FORMAC_HELPER static inline\n#endif\n";
+    // The code first: the prelude keeps only the helpers it calls.
+    std::ostringstream code;
+    code << cpuPrelude();
+    if (hasReductions()) code << reducePrelude("FORMAC_HELPER") << "\n";
+    if (hasScans(p_)) code << scanPrelude("FORMAC_HELPER") << "\n";
+    functions(code);
+    code << workspace() << loopRoundsFunction() << entryPoint();
+    std::string text = code.str();
+    os << usedHelpers(helperPrelude("FORMAC_HELPER", false), "FORMAC_HELPER", text) << "\n" << text;
     return os.str();
   }
 
@@ -232,6 +235,7 @@ class CGen {
     f.names = &n_;
     f.group = &groups_[i];
     f.openmp = openmp_;
+    f.outsideCache = outsideCache_;
     f.functionName = K() + "_fused" + std::to_string(groups_[i].sink) + "_" +
                      n_.stage[static_cast<size_t>(groups_[i].sink)];
     std::vector<int> stages;
@@ -315,6 +319,7 @@ class CGen {
       lo.piece = &s.pieces[i];
       lo.names = &n_;
       lo.openmp = openmp_;
+      lo.outsideCache = outsideCache_;
       lo.indent = 1;
       lo.hoistBranchReads = [](int) { return true; };
       os << emitPieceLoops(lo);
@@ -527,6 +532,7 @@ class CGen {
   bool openmp_;
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
+  std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
 };
 
 }  // namespace

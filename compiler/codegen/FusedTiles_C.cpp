@@ -1,12 +1,15 @@
 #include "codegen/FusedTiles_C.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "codegen/BoundText.h"
 #include "codegen/ExprPrinter.h"
+#include "codegen/FusedSlides_C.h"
 #include "codegen/InlineMembers.h"
 #include "codegen/LoopNest.h"
 #include "codegen/StageFacts.h"
@@ -15,8 +18,11 @@
 namespace formac::codegen {
 namespace {
 
-using ir::BoundaryMode;
 using ir::Expr;
+using fused_c::inputReach;
+using fused_c::rowReadable;
+using fused_c::Slide;
+using fused_c::wrapFree;
 
 constexpr int kPrefetchRows = 2;  // rows beyond the newest read that are prefetched
 
@@ -26,107 +32,20 @@ std::string plus(const std::string& x, long long k) {
   return k > 0 ? x + " + " + str(k) : k < 0 ? x + " - " + str(-k) : x;
 }
 
-// How a stored stage of the group slides down a band: at step y it computes
-// its row y + lead (the sink's row is y), from the band's row t0 + first on,
-// and keeps the last `ring` rows, enough for every read of its consumers,
-// boundary modes included. Its columns reach colLo and colHi beyond the strip.
-struct Slide {
-  int lead = 0, first = 0, ring = 1, colLo = 0, colHi = 0;
-};
-
-// Slides of the stored stages, from the reads of their consumers (after
-// inlining). A read at row offset o of a consumer at row v needs row v + o,
-// or where a boundary mode takes it: a clamped read row 0 or M-1, a mirrored
-// read a row within |o| of v.
-std::map<int, Slide> slides(const std::map<int, ir::Piece>& pieces, int sink) {
-  std::map<int, Slide> out;
-  out[sink] = Slide{};
-  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
-    int id = it->first;
-    if (id == sink) continue;
-    Slide s;
-    int oldest = 0;
-    bool any = false;
-    for (const auto& [c, pc] : pieces) {
-      if (c <= id) continue;
-      const Slide& sc = out.at(c);
-      ir::forEachExpr(pc.body, [&](const Expr& e) {
-        if (e.kind != Expr::ImageRead || e.producer != id) return;
-        int o = e.axes[0].offset, o1 = e.axes[1].offset;
-        bool mirror = e.mode == BoundaryMode::Mirror || e.mode == BoundaryMode::Wrap;
-        bool clamp = e.mode == BoundaryMode::Clamped || e.mode == BoundaryMode::Extend;
-        int ahead = mirror ? std::abs(o) : clamp ? std::max(o, 0) : o;
-        int behind = mirror ? -std::abs(o) : clamp ? std::min(o, 0) : o;
-        int lo = sc.colLo + std::max(0, -o1), hi = sc.colHi + std::max(0, o1);
-        if (mirror) lo = hi = std::max(lo, hi);  // a reflection lands on the other side
-        s.lead = any ? std::max(s.lead, sc.lead + ahead) : sc.lead + ahead;
-        oldest = any ? std::min(oldest, sc.lead + behind) : sc.lead + behind;
-        s.first = any ? std::min(s.first, sc.first + behind) : sc.first + behind;
-        s.colLo = std::max(s.colLo, lo);
-        s.colHi = std::max(s.colHi, hi);
-        any = true;
-      });
-    }
-    s.ring = s.lead - oldest + 1;
-    out[id] = s;
-  }
-  return out;
-}
-
-// No integer +, -, * or negation in the body: whether signed overflow wraps
-// (the evaluator's semantics, gcc's wrapv) cannot change its values.
-bool wrapFree(const ir::Piece& pc) {
-  bool ok = true;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    bool arithmetic = (e.kind == Expr::Unary && e.unOp == ir::UnOp::Neg) ||
-                      (e.kind == Expr::Binary &&
-                       (e.binOp == ir::BinOp::Add || e.binOp == ir::BinOp::Sub || e.binOp == ir::BinOp::Mul));
-    if (arithmetic && (e.type.isStruct() || !isFloating(e.type.scalar))) ok = false;
-  });
-  return ok;
-}
-
-// A producer read through row pointers: every read of it is an ImageRead of
-// a two-dimensional image indexed by the point's row and column.
-bool rowReadable(const ir::Pipeline& p, const ir::Piece& pc, int producer) {
-  bool ok = p.stages[static_cast<size_t>(producer)].rank() == 2;
-  ir::forEachExpr(pc.body, [&](const Expr& e) {
-    if ((e.kind == Expr::ImageRead || e.kind == Expr::IndexRead) && e.producer == producer)
-      ok = ok && e.kind == Expr::ImageRead && e.firstDim == 0 && e.axes.size() == 2;
-  });
-  return ok;
-}
-
-// For each image in memory that the group reads row by row (same extent as
-// the sink, unit steps), how far ahead of the output row its newest row read
-// is; -1 for images read otherwise (not prefetched).
-std::map<int, int> inputReach(const ir::Pipeline& p, const std::map<int, ir::Piece>& pieces,
-                              const std::map<int, Slide>& slide, int sink) {
-  std::map<int, int> out;
-  const ir::Stage& s = p.stages[static_cast<size_t>(sink)];
-  int np = static_cast<int>(p.params.size());
-  for (const auto& stored : pieces) {
-    int lead = slide.at(stored.first).lead;
-    ir::forEachExpr(stored.second.body, [&](const Expr& e) {
-      if ((e.kind != Expr::ImageRead && e.kind != Expr::IndexRead) || pieces.count(e.producer)) return;
-      const ir::Stage& src = p.stages[static_cast<size_t>(e.producer)];
-      bool simple = e.kind == Expr::ImageRead && e.firstDim == 0 && e.axes.size() == 2 && e.origin.empty() &&
-                    src.rank() == 2 && ir::sameSize(src.extent[0], s.extent[0], np) &&
-                    ir::sameSize(src.extent[1], s.extent[1], np);
-      for (const auto& a : e.axes) simple = simple && a.scale == 1;
-      int reach = simple ? lead + std::abs(e.axes[0].offset) : -1;
-      auto it = out.find(e.producer);
-      if (it == out.end()) out[e.producer] = reach;
-      else it->second = (it->second < 0 || reach < 0) ? -1 : std::max(it->second, reach);
-    });
-  }
-  return out;
+// Whether `word` occurs in `text` as a whole identifier.
+bool mentions(const std::string& text, const std::string& word) {
+  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !part(text[at - 1])) && (at + word.size() == text.size() || !part(text[at + word.size()])))
+      return true;
+  return false;
 }
 
 class Emitter {
  public:
   explicit Emitter(const FusedGroupC& g)
-      : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)), slide_(slides(inl_.pieces, sink())),
+      : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)),
+        slide_(fused_c::slides(inl_.pieces, sink(), stage(sink()).rank())),
         programNames_(programNames(*g.names)) {
     Locals group(programNames_);
     for (const auto& [id, s] : slide_) first_[id] = group.claim("a_" + name(id));
@@ -147,24 +66,39 @@ class Emitter {
       halo = std::max({halo, s.colLo, s.colHi});
       prime = std::max(prime, s.lead - s.first);
     }
-    const ir::Stage& out = stage(sink());
     std::ostringstream os;
-    os << ind << "{\n"
-       << ind << "  /* Strips as wide as the image while one thread's rings fit in half the L2\n"
-       << ind << "     (else halved); bands of about M / (8 threads) rows, at least 4 times\n"
-       << ind << "     the " << prime << " rows a band computes before its first output row. */\n"
-       << ind << "  const size_t budget = formac_l2_bytes() / 2;\n"
+    os << ind << "{\n";
+    if (rank() == 1)
+      os << ind << "  /* Chunks of about N / (8 threads) points (at least 4096), halved while one\n"
+         << ind << "     thread's buffers exceed half the L2. */\n";
+    else if (rank() >= 3)
+      // Strips of a plane cost their halos in a dimension that is not
+      // vectorized: a 4-step 3-D heat chain at 256^3 ran 20% faster with whole
+      // planes in rings of 2.4 MB (in L3) than with strips of 32 rows in L2.
+      os << ind << "  /* Strips as wide as the image while one thread's rings fit in 4 times the L2\n"
+         << ind << "     (else halved); bands of about M / (2 threads) planes, at least 4 times\n"
+         << ind << "     the " << prime << " planes a band computes before its first output plane. */\n";
+    else
+      os << ind << "  /* Strips as wide as the image while one thread's rings fit in half the L2\n"
+         << ind << "     (else halved); bands of about M / (8 threads) rows, at least 4 times\n"
+         << ind << "     the " << prime << " rows a band computes before its first output row. */\n";
+    os << ind << "  const size_t budget = formac_l2_bytes()" << (rank() >= 3 ? " * 4" : " / 2") << ";\n"
        << ind << "  const long long threads = formac_max_threads();\n"
-       << ind << "  long long w = formac_maxll(" << size(out.extent[1]) << ", 1), h;\n";
+       << ind << "  long long w = formac_maxll(" << columns(sink()) << ", 1), h;\n";
+    if (rank() == 1)
+      os << ind << "  w = formac_minll(w, formac_maxll((" << columns(sink()) << ") / (8 * threads), 4096));\n";
     if (!anyRing())
       os << ind << "  (void)budget;\n";
     else
-      os << ind << "  while (w > " << std::max(64, 2 * (halo + 1)) << " && " << ringBytes("w") << " > budget)\n"
+      os << ind << "  while (w > " << std::max(rank() >= 3 ? 16 : 64, 2 * (halo + 1)) << " && " << ringBytes("w")
+         << " > budget)\n"
          << ind << "    w = (w + 1) / 2;\n";
-    os
-       << ind << "  h = formac_maxll((" << size(out.extent[0]) << ") / (8 * threads), " << std::max(4 * prime, 8)
-       << ");\n"
-       << ind << "  " << th << " = h;\n"
+    if (rank() == 1)
+      os << ind << "  h = 1;\n";
+    else
+      os << ind << "  h = formac_maxll((" << size(stage(sink()).extent[0]) << ") / (" << (rank() == 2 ? 8 : 2)
+         << " * threads), " << std::max(4 * prime, 8) << ");\n";
+    os << ind << "  " << th << " = h;\n"
        << ind << "  " << tw << " = w;\n"
        << ind << "  " << bytes << " = " << ringBytes("w") << " + 256;\n"
        << ind << "}\n";
@@ -179,15 +113,50 @@ class Emitter {
   bool ring(int id) const { return id != sink() && inl_.pieces.count(id) > 0; }
   bool anyRing() const { return inl_.pieces.size() > 1; }
   std::string rowFunctionName(int id) const { return g_.functionName + "_row_" + name(id); }
+  // The group's rank. Its dimension 1 is cut into strips (rank 1: its only
+  // one), dimension 0 slid along, the ones after 1 computed whole: a strip of
+  // a plane is then one run of memory, which hardware prefetchers follow (a
+  // strip of the last dimension made a 3-D chain read 4.4 cache lines a row,
+  // 1 KB apart: 1.4 times slower than unfused at 256^3).
+  int rank() const { return stage(sink()).rank(); }
+  size_t strip() const { return rank() >= 2 ? 1 : 0; }
+  size_t last() const { return static_cast<size_t>(rank() - 1); }
+  std::string q(size_t d) const { return "q" + str(static_cast<long long>(d)); }
+  std::string extent(int id, size_t d) const { return "(" + size(stage(id).extent[d]) + ")"; }
+  std::string columns(int id) const { return size(stage(id).extent[strip()]); }
   std::string width(int id, const std::string& tw) const {
     const Slide& s = slide_.at(id);
     return "(" + tw + " + " + str(s.colLo + s.colHi) + ")";
+  }
+  // " * (C) * (D)": the elements of one point of the strip's dimension, the
+  // dimensions after it whole ("" in rank 1 and 2).
+  std::string inner(int id) const {
+    std::string t;
+    for (size_t d = strip() + 1; d <= last(); ++d) t += " * " + extent(id, d);
+    return t;
+  }
+  // Elements of one slot of a ring: the strip and its halo, by the
+  // dimensions after it.
+  std::string slotElements(int id, const std::string& tw) const { return width(id, tw) + inner(id); }
+  // Elements of one row (plane) of stage `id` in memory.
+  std::string planeElements(int id) const { return "(" + columns(id) + ")" + inner(id); }
+  // Where element idx[1..last] of a slot of stage `id` (or of a row of it in
+  // memory) lies, relative to column a of the strip.
+  std::string lineIndex(int id, const std::vector<std::string>& idx) const {
+    if (rank() <= 2) return "(" + idx[strip()] + ") - a";
+    return lineStart(id, idx) + " + (" + idx[last()] + ")";
+  }
+  // Where the line idx[1..last-1] starts (rank 3 and 4).
+  std::string lineStart(int id, const std::vector<std::string>& idx) const {
+    std::string t = "((" + idx[1] + ") - a)";
+    for (size_t d = 2; d < last(); ++d) t = "(" + t + " * " + extent(id, d) + " + (" + idx[d] + "))";
+    return t + " * " + extent(id, last());
   }
 
   // Where row `row` of member `id` lies in its ring.
   std::string ringRow(int id, const std::string& row) const {
     int r = slide_.at(id).ring;
-    return r == 1 ? "tile_" + name(id) : "tile_" + name(id) + " + " + row + " % " + str(r) + " * " + width(id, "TW");
+    return r == 1 ? "tile_" + name(id) : "tile_" + name(id) + " + " + row + " % " + str(r) + " * " + slotElements(id, "TW");
   }
 
   // Bytes of one thread's rings for strips of `tw` columns (C expression).
@@ -195,7 +164,7 @@ class Emitter {
     std::string t = "(size_t)0";
     for (const auto& [id, s] : slide_)
       if (ring(id))
-        t += " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" + width(id, tw) + " * sizeof(" +
+        t += " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" + slotElements(id, tw) + " * sizeof(" +
              cType(stage(id).type) + ")) + 64";
     return t;
   }
@@ -206,43 +175,52 @@ class Emitter {
 
   std::string bounds(const LoopNestOptions& lo, bool fast) const {
     std::string t;
-    for (size_t d = 0; d < 2; ++d) {
+    for (size_t d = 0; d <= last(); ++d) {
       std::string D = str(static_cast<long long>(d));
       t += "  const long long lo" + D + " = " + pieceFirstIndex(lo, d) + ";\n";
       t += "  const long long hi" + D + " = " + pieceLastIndex(lo, d) + ";\n";
       if (!fast) continue;
-      std::string flo = "lo" + D, fhi = "hi" + D;
-      auto lower = fastLowerBounds(lo, d), upper = fastUpperBounds(lo, d);
-      for (const auto& b : std::set<std::string>(lower.begin(), lower.end())) flo = "formac_maxll(" + flo + ", " + b + ")";
-      for (const auto& b : std::set<std::string>(upper.begin(), upper.end())) fhi = "formac_minll(" + fhi + ", " + b + ")";
-      t += "  const long long fast_lo" + D + " = " + flo + ";\n";
-      t += "  const long long fast_hi" + D + " = " + fhi + ";\n";
+      // Folded: max(0, -1, 0, 1) is 1, min(M - 1, (M) - 1 - 1) is (M) - 2.
+      t += "  const long long fast_lo" + D + " = " + foldLower(pieceFirstIndex(lo, d), fastLowerBounds(lo, d)) + ";\n";
+      t += "  const long long fast_hi" + D + " = " + foldUpper(pieceLastIndex(lo, d), fastUpperBounds(lo, d)) + ";\n";
     }
     return t;
   }
 
-  // The runs of row q0 over columns [a, b]: zeros before the valid box,
-  // checked points with the check-free run (in rows where no read leaves its
-  // image) inside that loop where it starts, zeros after. The checked body is
-  // written once: compile times grow with every copy of it. Each run's end is
-  // computed first so that the compiler sees plain counted loops.
-  std::string rowRuns(const LoopNestOptions& lo, bool fast) const {
-    std::string zero = "    row[q1 - a] = " + zeroOf(*lo.stage) + ";\n";
-    auto loop = [](const std::string& end, const std::string& body, const std::string& in) {
-      return in + "for (; q1 <= " + end + "; ++q1) {\n" + body + in + "}\n";
+  // The runs of one line (the point's other indices fixed) over columns
+  // [a, b] into out[q - a] (rank 3 and 4: the whole last dimension into
+  // out[q]): zeros before the valid box, checked points with
+  // the check-free run (in lines where no read leaves its image) inside that
+  // loop where it starts, zeros after. The checked body is written once:
+  // compile times grow with every copy of it. Each run's end is computed
+  // first so that the compiler sees plain counted loops. `in` indents it.
+  std::string lineRuns(const LoopNestOptions& lo, bool fast, const std::string& out, const std::string& in) const {
+    std::string c = q(last()), L = str(static_cast<long long>(last()));
+    std::string b = rank() <= 2 ? "b" : extent(lo.stage->id, last()) + " - 1";
+    std::string zero = in + "    " + out + "[" + c + (rank() <= 2 ? " - a" : "") + "] = " + zeroOf(*lo.stage) + ";\n";
+    auto loop = [&](const std::string& end, const std::string& body, const std::string& at) {
+      return in + at + "for (; " + c + " <= " + end + "; ++" + c + ") {\n" + body + in + at + "}\n";
     };
-    std::string t = loop("formac_minll(b, lo1 - 1)", zero, "  ");
-    t += "  {\n    const long long end = formac_minll(b, hi1);\n";
-    if (!fast) return t + loop("end", emitPointBody(lo, false, "      "), "    ") + "  }\n" + loop("b", zero, "  ");
-    t += "    const int fast_row = q0 >= fast_lo0 && q0 <= fast_hi0;\n"
-         "    const long long fast_start = fast_row ? formac_maxll(q1, fast_lo1) : end + 1;\n"
-         "    const long long fast_end = formac_minll(end, fast_hi1);\n"
-         "    for (; q1 <= end; ++q1) {\n"
-         "      if (q1 == fast_start) {\n";
-    t += loop("fast_end", emitPointBody(lo, false, "          "), "        ");
-    t += "        if (q1 > end) break;\n      }\n";
-    t += emitPointBody(lo, true, "      ") + "    }\n  }\n";
-    return t + loop("b", zero, "  ");
+    std::string t = loop("formac_minll(" + b + ", lo" + L + " - 1)", zero, "  ");
+    t += in + "  {\n" + in + "    const long long end = formac_minll(" + b + ", hi" + L + ");\n";
+    if (!fast)
+      return t + loop("end", emitPointBody(lo, false, in + "      "), "    ") + in + "  }\n" + loop(b, zero, "  ");
+    std::string lineTest, start = "formac_maxll(" + c + ", fast_lo" + L + ")";
+    for (size_t d = 0; d < last(); ++d) {
+      std::string D = str(static_cast<long long>(d));
+      lineTest += (d ? " && " : "") + q(d) + " >= fast_lo" + D + " && " + q(d) + " <= fast_hi" + D;
+    }
+    if (!lineTest.empty()) {
+      t += in + "    const int fast_row = " + lineTest + ";\n";
+      start = "fast_row ? " + start + " : end + 1";
+    }
+    t += in + "    const long long fast_start = " + start + ";\n" + in +
+         "    const long long fast_end = formac_minll(end, fast_hi" + L + ");\n" + in + "    for (; " + c +
+         " <= end; ++" + c + ") {\n" + in + "      if (" + c + " == fast_start) {\n";
+    t += loop("fast_end", emitPointBody(lo, false, in + "          "), "        ");
+    t += in + "        if (" + c + " > end) break;\n" + in + "      }\n";
+    t += emitPointBody(lo, true, in + "      ") + in + "    }\n" + in + "  }\n";
+    return t + loop(b, zero, "  ");
   }
 
   // Locals of a generated function named clear of the pipeline's names
@@ -268,19 +246,53 @@ class Emitter {
   // The first and last columns of stage `id` for the strip [t1, t1 + TW).
   std::string firstColumn(int id) const { return "formac_maxll(" + plus("t1", -slide_.at(id).colLo) + ", 0)"; }
   std::string lastColumn(int id) const {
-    return "formac_minll(" + plus("t1 + TW - 1", slide_.at(id).colHi) + ", (" + size(stage(id).extent[1]) + ") - 1)";
+    return "formac_minll(" + plus("t1 + TW - 1", slide_.at(id).colHi) + ", (" + columns(id) + ") - 1)";
   }
 
-  // One row q0 of stage `id`, columns a..b of the strip starting at t1, into
-  // row[q1 - a]. Each read goes through a restrict pointer to the row it
-  // reads (of a ring, or of an image in memory), so that C compilers
-  // vectorize the runs without alias checks; element [q1 - a] of every
-  // pointer is column q1, so that the loop has one induction variable.
+  // The body of a row function past its bounds: rank 1 one line, rank 2 row
+  // q0 (zeros outside the valid box), rank 3 and 4 every line of rows a..b
+  // of plane q0, each at `line` (zeros outside the valid box).
+  std::string rowBody(const LoopNestOptions& lo, bool fast, const std::string& line) const {
+    if (rank() == 1) return "  long long q0 = a;\n" + lineRuns(lo, fast, "row", "");
+    if (rank() == 2)
+      return "  long long q1 = a;\n  if (q0 < lo0 || q0 > hi0) {\n    for (; q1 <= b; ++q1) row[q1 - a] = " +
+             zeroOf(*lo.stage) + ";\n    return;\n  }\n" + lineRuns(lo, fast, "row", "");
+    std::string c = q(last()), t = "  long long " + q(1), outside = "q0 < lo0 || q0 > hi0", in = "  ";
+    std::vector<std::string> idx;
+    for (size_t d = 0; d <= last(); ++d) idx.push_back(q(d));
+    for (size_t d = 2; d <= last(); ++d) t += ", " + q(d);
+    t += ";\n";
+    for (size_t d = 1; d < last(); ++d) {
+      std::string D = str(static_cast<long long>(d));
+      t += in + (d == 1 ? "for (q1 = a; q1 <= b; ++q1) {\n"
+                        : "for (" + q(d) + " = 0; " + q(d) + " < " + extent(lo.stage->id, d) + "; ++" + q(d) + ") {\n");
+      outside += " || " + q(d) + " < lo" + D + " || " + q(d) + " > hi" + D;
+      in += "  ";
+    }
+    t += in + cType(lo.stage->type) + "* restrict const " + line + " = row + " + lineStart(lo.stage->id, idx) + ";\n";
+    t += in + c + " = 0;\n" + in + "if (" + outside + ") {\n" + in + "  for (; " + c + " < " +
+         extent(lo.stage->id, last()) + "; ++" + c + ") " + line + "[" + c + "] = " + zeroOf(*lo.stage) + ";\n" + in +
+         "  continue;\n" + in + "}\n";
+    t += lineRuns(lo, fast, line, in.substr(2));
+    for (size_t d = 1; d < last(); ++d) {
+      in.resize(in.size() - 2);
+      t += in + "}\n";
+    }
+    return t;
+  }
+
+  // One row q0 of stage `id` (rank 3 and 4: plane q0; rank 1: the chunk),
+  // columns a..b of the strip starting at t1, into row[q1 - a]. Each read
+  // goes through a restrict pointer to the row (plane) it reads (of a ring,
+  // or of an image in memory), so that C compilers vectorize the runs
+  // without alias checks; element [q1 - a] of every row pointer is column
+  // q1, so that the loop has one induction variable.
   // `call` receives the arguments after (row, q0, t1, TW) of a call from the
   // group function.
   std::string rowFunction(int id, const ir::Piece& pc, std::string& call) const {
     const ir::Stage& s = stage(id);
     Locals locals(programNames_);
+    std::string line = rank() >= 3 ? locals.claim("line") : "row";
     std::map<std::pair<int, std::string>, std::string> rows;  // (producer, row index) -> pointer
     std::set<int> bases;                                        // producers indexed in full
     LoopNestOptions lo;
@@ -289,33 +301,38 @@ class Emitter {
     lo.piece = &pc;
     lo.names = g_.names;
     lo.openmp = false;
-    lo.resultVariable = "row[q1 - a]";
+    lo.outsideCache = g_.outsideCache;
+    lo.resultVariable = line + "[" + q(last()) + (rank() <= 2 ? " - a]" : "]");
     lo.hoistBranchReads = [](int) { return true; };
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
-      if (!rowReadable(p_, pc, pid)) {
+      if (!rowReadable(p_, pc, pid, rank())) {
         bases.insert(pid);
         std::string t = "(" + idx[0] + ")";
         for (size_t d = 1; d < idx.size(); ++d)
           t = "(" + t + " * (" + size(stage(pid).extent[d]) + ") + (" + idx[d] + "))";
         return name(pid) + "[" + t + "]";
       }
-      auto key = std::make_pair(pid, idx[0]);
+      auto key = std::make_pair(pid, rank() >= 2 ? idx[0] : "");
       if (!rows.count(key)) rows[key] = locals.claim(name(pid) + "_r" + str(static_cast<long long>(rows.size())));
-      return rows[key] + "[(" + idx[1] + ") - a]";
+      return rows[key] + "[" + lineIndex(pid, idx) + "]";
     };
     bool fast = needsBorderChecks(lo);
-    std::string body = rowRuns(lo, fast);
+    std::string body = rowBody(lo, fast, line);
 
-    std::string params = cType(s.type) + "* restrict row, const long long q0, const long long t1, const long long TW";
+    std::string params = cType(s.type) + "* restrict row, " + (rank() >= 2 ? "const long long q0, " : "") +
+                         "const long long t1, const long long TW";
     for (const auto& [key, ptr] : rows) {
       const ir::Stage& ps = stage(key.first);
       params += ", const " + cType(ps.type) + "* restrict " + ptr;
-      std::string rowIndex = "formac_row(" + key.second + ", " + size(ps.extent[0]) + ")";
-      // The pointer's element [q1 - a] is column q1 of that row.
+      std::string rowIndex = rank() >= 2 ? "formac_row(" + key.second + ", " + size(ps.extent[0]) + ")" : "";
+      // The pointer's element [q1 - a] is column q1 of that row (rank 3 and
+      // 4: its line a is the strip's first).
       if (ring(key.first))
-        call += ", " + ringRow(key.first, rowIndex) + " + (" + first_.at(id) + " - " + first_.at(key.first) + ")";
+        call += ", " + ringRow(key.first, rowIndex) + " + (" + first_.at(id) + " - " + first_.at(key.first) + ")" +
+                inner(key.first);
       else
-        call += ", " + name(key.first) + " + " + rowIndex + " * (" + size(ps.extent[1]) + ") + " + first_.at(id);
+        call += ", " + name(key.first) + " + " + (rank() >= 2 ? rowIndex + " * " + planeElements(key.first) + " + " : "") +
+                first_.at(id) + inner(key.first);
     }
     // Scalars of the pipeline (reductions) are read from their buffers.
     ir::forEachExpr(pc.body, [&](const Expr& e) {
@@ -334,30 +351,29 @@ class Emitter {
                 g_.names->scalar[static_cast<size_t>(i)];
       call += ", " + g_.names->scalar[static_cast<size_t>(i)];
     }
-    std::string unused;
-    for (const auto& prm : g_.names->param) {
-      params += ", const long long " + prm;
-      call += ", " + prm;
-      unused += "  (void)" + prm + ";\n";
-    }
+    // The sizes the function uses, and no others: no `(void)M;` lines.
+    std::string text = "  const long long a = " + firstColumn(id) + ", b = " + lastColumn(id) + ";\n" +
+                       bounds(lo, fast) + body;
+    for (const auto& prm : g_.names->param)
+      if (mentions(text, prm)) {
+        params += ", const long long " + prm;
+        call += ", " + prm;
+      }
+    const char* what = rank() == 1 ? ": points a..b, into row[q0 - a] */\n"
+                       : rank() == 2 ? ": row q0, columns a..b, into row[q1 - a] */\n"
+                                     : ": rows a..b of plane q0, whole */\n";
     std::ostringstream os;
     bool noWrapv = wrapFree(pc);
     if (noWrapv) os << "FORMAC_NO_WRAPV_BEGIN\n";
-    os << "/* " << name(id) << " = " << s.origin << ": row q0, columns a..b, into row[q1 - a] */\n"
-       << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n"
-       << "  const long long a = " << firstColumn(id) << ", b = " << lastColumn(id) << ";\n";
-    os << bounds(lo, fast) << "  long long q1 = a;\n"
-       << "  if (q0 < lo0 || q0 > hi0) {\n    for (; q1 <= b; ++q1) row[q1 - a] = " << zeroOf(s)
-       << ";\n    return;\n  }\n"
-       << body << unused << "}\n";
+    os << "/* " << name(id) << " = " << s.origin << what
+       << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n" << text << "}\n";
     os << (noWrapv ? "FORMAC_NO_WRAPV_END\n\n" : "\n");
     return os.str();
   }
 
   std::string groupFunction(const std::map<int, std::string>& calls) const {
     const passes::FusionGroup& grp = *g_.group;
-    const ir::Stage& out = stage(sink());
-    std::string M = size(out.extent[0]), N = size(out.extent[1]);
+    std::string M = rank() >= 2 ? size(stage(sink()).extent[0]) : "1", N = columns(sink());
     std::ostringstream os;
     os << "/* Fused on the CPU: ";
     for (const auto& [id, pc] : inl_.pieces) os << name(id) << (id == sink() ? "" : ", ");
@@ -366,40 +382,65 @@ class Emitter {
       for (int id : inl_.inlined) os << " " << name(id);
       os << ")";
     }
-    os << ".\n   Tiles of TH rows x TW columns of " << name(sink())
-       << " are shared among the threads. Down a tile, each stored\n"
-          "   member keeps a ring of its last rows and computes one new row per output row, a\n"
-          "   few rows ahead of it (seed 003 section 2.3, sliding windows as in Halide). */\n";
+    if (rank() == 1)
+      os << ".\n   Chunks of TW points of " << name(sink())
+         << " are shared among the threads; each stored member computes\n"
+            "   its chunk with the halo its consumers read, then the next stage reads it. */\n";
+    else
+      os << ".\n   Tiles of TH " << (rank() == 2 ? "rows" : "planes") << " x TW columns of " << name(sink())
+         << " are shared among the threads. Down a tile, each stored\n"
+         << "   member keeps a ring of its last " << (rank() == 2 ? "rows" : "planes") << " and computes one new "
+         << (rank() == 2 ? "row per output row" : "plane per output plane") << ", a\n"
+            "   few " << (rank() == 2 ? "rows" : "planes") << " ahead of it (seed 003 section 2.3, sliding windows as in Halide). */\n";
     os << "static void " << g_.functionName << "(" << g_.signature
        << ", unsigned char* scratch, const size_t scratch_stride, const int nthreads, const long long TH, "
-          "const long long TW) {\n"
-       << "  const long long tiles0 = ((" << M << ") + TH - 1) / TH;\n"
-       << "  const long long tiles1 = ((" << N << ") + TW - 1) / TW;\n"
+          "const long long TW) {\n";
+    if (rank() >= 2) os << "  const long long tiles0 = ((" << M << ") + TH - 1) / TH;\n";
+    os << "  const long long tiles1 = ((" << N << ") + TW - 1) / TW;\n"
        << "  long long tile;\n  (void)nthreads;\n  (void)scratch;\n  (void)scratch_stride;\n";
+    if (rank() == 1) os << "  (void)TH;\n";
     for (const auto& prm : g_.names->param) os << "  (void)" << prm << ";\n";
     int start = 0;
     for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
     if (g_.openmp) os << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads))\n";
-    os << "  for (tile = 0; tile < tiles0 * tiles1; ++tile) {\n"
-       << "    const long long t0 = (tile / tiles1) * TH, t1 = (tile % tiles1) * TW;\n"
-       << "    const long long end = formac_minll(t0 + TH, " << M << ");\n"
-       << "    long long i;\n";
+    if (rank() == 1)
+      os << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
+    else
+      os << "  for (tile = 0; tile < tiles0 * tiles1; ++tile) {\n"
+         << "    const long long t0 = (tile / tiles1) * TH, t1 = (tile % tiles1) * TW;\n"
+         << "    const long long end = formac_minll(t0 + TH, " << M << ");\n"
+         << "    long long i;\n";
     // The thread's rings, each 64-byte aligned, one cache line apart.
     std::string previous = "scratch + (size_t)formac_thread_num() * scratch_stride";
     for (const auto& [id, s] : slide_) {
       if (!ring(id)) continue;
       std::string T = cType(stage(id).type), n = name(id);
-      os << "    /* " << n << ": a ring of " << s.ring << " rows, " << s.lead << " ahead of the output row; "
-         << s.colLo << " and " << s.colHi << " columns beyond the strip */\n"
-         << "    " << T << "* tile_" << n << " = (" << T << "*)(" << previous << ");\n";
+      if (rank() == 1)
+        os << "    /* " << n << ": " << s.colLo << " and " << s.colHi << " points beyond the chunk */\n";
+      else
+        os << "    /* " << n << ": a ring of " << s.ring << (rank() == 2 ? " rows, " : " planes, ") << s.lead
+           << " ahead of the output " << (rank() == 2 ? "row" : "plane") << "; " << s.colLo << " and " << s.colHi
+           << " columns beyond the strip */\n";
+      os << "    " << T << "* tile_" << n << " = (" << T << "*)(" << previous << ");\n";
       previous = "(unsigned char*)tile_" + n + " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" +
-                 width(id, "TW") + " * sizeof(" + T + ")) + 64";
+                 slotElements(id, "TW") + " * sizeof(" + T + ")) + 64";
     }
     // (A stage none of whose rows is read through pointers, such as a sink
     // reading only constants and inlined members, leaves its own unused.)
     for (const auto& [id, f] : first_)
       os << "    const long long " << f << " = " << firstColumn(id) << ";\n    (void)" << f << ";\n";
-    os << "    /* Step i: output row i, and each member's row as far ahead of it as its consumers read */\n"
+    if (rank() == 1) {
+      for (const auto& m : grp.members)
+        if (ring(m.stage))
+          os << "    " << rowFunctionName(m.stage) << "(" << ringRow(m.stage, "") << ", t1, TW" << calls.at(m.stage)
+             << ");\n";
+      os << "    " << rowFunctionName(sink()) << "(" << name(sink()) << " + t1, t1, TW" << calls.at(sink())
+         << ");\n  }\n}\n\n";
+      return os.str();
+    }
+    std::string unit = rank() == 2 ? "row" : "plane";
+    os << "    /* Step i: output " << unit << " i, and each member's " << unit
+       << " as far ahead of it as its consumers read */\n"
        << "    for (i = " << plus("t0", start) << "; i < end; ++i) {\n";
     // Hardware prefetchers start late on each new row: ask for the rows of
     // the images in memory a few steps before they are read.
@@ -431,7 +472,7 @@ class Emitter {
     };
     for (const auto& m : grp.members)
       if (ring(m.stage)) step(m.stage, ringRow(m.stage, "q0"));
-    step(sink(), name(sink()) + " + q0 * (" + N + ") + t1");
+    step(sink(), name(sink()) + " + q0 * " + planeElements(sink()) + " + t1" + inner(sink()));
     os << "    }\n  }\n}\n\n";
     return os.str();
   }

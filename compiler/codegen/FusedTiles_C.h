@@ -6,6 +6,10 @@
 // row, as far ahead of it as its consumers read (boundary modes included);
 // members that are cheap or read once are computed inside their consumers
 // instead (InlineMembers.h). Only the first rows of a band are computed twice.
+// Every rank: in rank 3 and 4 a "row" is a plane (the dimensions between the
+// first and the last whole, the last cut into strips), so rings hold planes;
+// rank 1 has no rows to slide along: each tile is a chunk of TW points, and
+// each stored member computes its chunk widened by its halo once.
 //
 // Each stage's row is a function whose reads go through restrict pointers
 // to the rows they read, cut into runs: zeros outside the valid box, checked
@@ -15,6 +19,7 @@
 
 #include <string>
 
+#include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 #include "passes/FusionPlan.h"
@@ -28,6 +33,7 @@ struct FusedGroupC {
   bool openmp = true;
   std::string functionName;
   std::string signature;  // the function's parameters up to the sink buffer and the sizes
+  std::shared_ptr<ReadOutsideCache> outsideCache = std::make_shared<ReadOutsideCache>();  // the generator's
 };
 
 // The static C functions computing the group (one per stored stage's row,

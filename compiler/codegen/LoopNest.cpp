@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "codegen/BoundText.h"
 #include "codegen/CommonSubexpressions.h"
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
@@ -43,15 +44,18 @@ bool mayReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
                                 reinterpret_cast<long long>(o.stage), e.producer, e.firstDim};
   for (size_t d = 0; d < e.axes.size(); ++d)
     key.insert(key.end(), {e.axes[d].offset, e.axes[d].scale, constOrigin(e, d)});
-  auto [it, fresh] = o.outsideCache->emplace(key, false);
+  auto [it, fresh] = o.outsideCache->reads.emplace(key, false);
   if (fresh) it->second = computeReadOutside(o, e);
   return it->second;
 }
 
-bool computeReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
+// Parameter values spread over small, odd and large sizes under which no
+// stage's extent is negative, computed once per pipeline.
+const std::vector<std::vector<long long>>& sampleSizes(const LoopNestOptions& o) {
+  auto [it, fresh] = o.outsideCache->samples.emplace(o.pipeline, std::vector<std::vector<long long>>());
+  if (!fresh) return it->second;
   static const long long samples[] = {1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099};
   const ir::Pipeline& p = *o.pipeline;
-  const ir::Piece& pc = *o.piece;
   size_t np = p.params.size();
   for (int trial = 0; trial < 22; ++trial) {
     std::vector<long long> v(np);
@@ -59,7 +63,15 @@ bool computeReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
     bool sizesOk = true;
     for (const auto& s : p.stages)
       for (const auto& ext : s.extent) sizesOk = sizesOk && ir::evalSize(ext, v) >= 0;
-    if (!sizesOk) continue;
+    if (sizesOk) it->second.push_back(v);
+  }
+  return it->second;
+}
+
+bool computeReadOutside(const LoopNestOptions& o, const ir::Expr& e) {
+  const ir::Pipeline& p = *o.pipeline;
+  const ir::Piece& pc = *o.piece;
+  for (const auto& v : sampleSizes(o)) {
     std::vector<long long> first, last;
     bool empty = false;
     for (size_t d = 0; d < pc.axes.size(); ++d) {
@@ -326,11 +338,10 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
     t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";
     t += in + "const long long hi" + std::to_string(d) + " = " + pieceLastIndex(o, d) + ";\n";
     if (anyMode) {
-      std::string flo = "lo" + std::to_string(d), fhi = "hi" + std::to_string(d);
-      for (const auto& b : fastLowerBounds(o, d)) flo = "formac_maxll(" + flo + ", " + b + ")";
-      for (const auto& b : fastUpperBounds(o, d)) fhi = "formac_minll(" + fhi + ", " + b + ")";
-      t += in + "const long long fast_lo" + std::to_string(d) + " = " + flo + ";\n";
-      t += in + "const long long fast_hi" + std::to_string(d) + " = " + fhi + ";\n";
+      t += in + "const long long fast_lo" + std::to_string(d) + " = " +
+           foldLower(pieceFirstIndex(o, d), fastLowerBounds(o, d)) + ";\n";
+      t += in + "const long long fast_hi" + std::to_string(d) + " = " +
+           foldUpper(pieceLastIndex(o, d), fastUpperBounds(o, d)) + ";\n";
     }
   }
   if (rank == 0) {

@@ -20,6 +20,17 @@
 
 namespace formac::codegen {
 
+// Whether a None-mode read may leave its producer, by pipeline, piece, stage
+// and the read's producer and offsets: a 200,000-term sum asks that of every
+// read, several times (LoopNest.cpp); and per pipeline, the parameter values
+// it is decided on (those giving no stage a negative extent): computed for
+// each read, they made a chain of n stages cost n^2 (a 2,500-stage chain:
+// 71% of --emit=c's time).
+struct ReadOutsideCache {
+  std::map<std::vector<long long>, bool> reads;
+  std::map<const ir::Pipeline*, std::vector<std::vector<long long>>> samples;
+};
+
 struct LoopNestOptions {
   const ir::Pipeline* pipeline = nullptr;
   const ir::Stage* stage = nullptr;
@@ -52,11 +63,10 @@ struct LoopNestOptions {
   std::string preloadPrefix;
   std::string* preloadDeclarations = nullptr;
   std::string* preloadAssignments = nullptr;
-  // Whether a None-mode read may leave its producer, by pipeline, piece,
-  // stage and the read's producer and offsets: a 200,000-term sum asks that
-  // of every read, several times (LoopNest.cpp). Copies share it.
-  std::shared_ptr<std::map<std::vector<long long>, bool>> outsideCache =
-      std::make_shared<std::map<std::vector<long long>, bool>>();
+  // What deciding whether reads may leave their producers keeps (see
+  // ReadOutsideCache). Copies share it; a generator shares one among all its
+  // stages' options.
+  std::shared_ptr<ReadOutsideCache> outsideCache = std::make_shared<ReadOutsideCache>();
 };
 
 std::string emitPieceLoops(const LoopNestOptions& o);

@@ -1,5 +1,10 @@
 #include "codegen/Prelude.h"
 
+#include <cctype>
+#include <set>
+#include <sstream>
+#include <vector>
+
 namespace formac::codegen {
 namespace {
 
@@ -36,7 +41,85 @@ std::string integerHelpers(const std::string& q, const IntegerHelpers& h, bool c
   return s;
 }
 
+// The identifiers starting with formac_ or FORMAC_ in `text`, in one pass.
+std::set<std::string> formacNames(const std::string& text) {
+  std::set<std::string> out;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = 0; at < text.size(); ++at) {
+    if ((text[at] != 'f' && text[at] != 'F') || (at > 0 && word(text[at - 1]))) continue;
+    if (text.compare(at, 7, "formac_") != 0 && text.compare(at, 7, "FORMAC_") != 0) continue;
+    size_t end = at;
+    while (end < text.size() && word(text[end])) ++end;
+    out.insert(text.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+// One piece of a prelude: a comment, or a definition (a helper up to the line
+// where its braces close, or a #define) and the name it defines.
+struct PreludePiece {
+  std::string text, name;
+};
+
+std::vector<PreludePiece> splitPrelude(const std::string& prelude, const std::string& qualifier) {
+  std::vector<PreludePiece> out;
+  std::istringstream in(prelude);
+  bool inComment = false;
+  int depth = 0;
+  for (std::string line; std::getline(in, line);) {
+    line += "\n";
+    bool continues = inComment || depth > 0;
+    if (!continues) {
+      out.push_back(PreludePiece{"", ""});
+      bool definition = line.rfind(qualifier + " ", 0) == 0 || line.rfind("#define ", 0) == 0;
+      if (definition) {
+        size_t at = line.find(line[0] == '#' ? "FORMAC_" : "formac_");
+        size_t end = at;
+        while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_')) ++end;
+        if (at != std::string::npos) out.back().name = line.substr(at, end - at);
+      }
+    }
+    out.back().text += line;
+    if (line.rfind("/*", 0) == 0 || inComment) {
+      inComment = line.find("*/") == std::string::npos;
+      continue;
+    }
+    for (char c : line) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string usedHelpers(const std::string& prelude, const std::string& qualifier, const std::string& code) {
+  std::vector<PreludePiece> pieces = splitPrelude(prelude, qualifier);
+  std::set<std::string> used = formacNames(code);
+  // Helpers call helpers (formac_ceildiv calls formac_floordiv): keep adding
+  // the names the kept ones use, later pieces first.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+      if (it->name.empty() || !used.count(it->name)) continue;
+      for (const auto& n : formacNames(it->text))
+        grew = used.insert(n).second || grew;
+    }
+  }
+  // A comment stays when a definition after it, before the next comment, stays.
+  std::string out, comment;
+  bool keptSince = false;
+  for (const auto& pc : pieces) {
+    if (pc.name.empty()) {
+      comment = pc.text;
+      keptSince = false;
+    } else if (used.count(pc.name)) {
+      if (!keptSince) out += comment;
+      keptSince = true;
+      out += pc.text;
+    }
+  }
+  return out;
+}
 
 std::string helperPrelude(const std::string& q, bool cuda) {
   std::string s;
@@ -85,11 +168,13 @@ std::string helperPrelude(const std::string& q, bool cuda) {
   s += q + " long long formac_ftoi_l(double x) {\n"
            "  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (long long)x\n"
            "                                                                   : (-9223372036854775807LL - 1);\n}\n";
+  s += "/* Index arithmetic: floor and ceiling division, max and min. */\n";
   s += q + " long long formac_floordiv(long long a, long long b) {\n"
            "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
   s += q + " long long formac_ceildiv(long long a, long long b) { return -formac_floordiv(-a, b); }\n";
   s += q + " long long formac_maxll(long long a, long long b) { return a > b ? a : b; }\n";
   s += q + " long long formac_minll(long long a, long long b) { return a < b ? a : b; }\n";
+  s += "/* min, max and absolute difference of floats and doubles. */\n";
   const char* types[][2] = {{"f", "float"}, {"d", "double"}};
   for (auto& t : types) {
     std::string suf = t[0], ty = t[1];

@@ -12,6 +12,11 @@ namespace formac::codegen {
 // integer division, min/max). `qualifier` is "static inline" or
 // "static __host__ __device__ __forceinline__".
 std::string helperPrelude(const std::string& qualifier, bool cuda);
+// `prelude` (helperPrelude's text for `qualifier`) with only the helpers and
+// FORMAC_ macros that `code` names, directly or through other kept helpers,
+// and the comments before the kept ones (issue 25: harris.c carried 37
+// helpers, 27 of them never called).
+std::string usedHelpers(const std::string& prelude, const std::string& qualifier, const std::string& code);
 // CUDA's formac_div_odd_f: a float divided by an odd integer constant, bit-equal
 // to __fdiv_rn in three roundings; and formac_div_odd_finite_f, the same for a
 // finite x in fewer instructions.

@@ -7,7 +7,8 @@ FusionOptions Target::fusionOptions() const {
   fo.fuse = fuse;
   if (kind == C) {
     fo.onChipBudget = 1LL << 40;  // tiles are sized at run time for the cache
-    fo.preferredTile = {64, 512};
+    fo.preferredTile = {64, 64, 64, 512};  // planes, rows, columns: the last `rank` of these
+    fo.fusedRanks = {1, 2, 3, 4};
   } else {
     fo.preferredTile = {32, 64};
     fo.onChipBudget = kCudaHopperSharedBytes;

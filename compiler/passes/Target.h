@@ -15,8 +15,9 @@ struct Target {
   static Target cuda(bool fuse = true) { return Target{Cuda, fuse, true}; }
   const char* name() const { return kind == C ? "c" : "cuda"; }
 
-  // C: tiles of 64 x 512 points, sized for the cache at run time (no on-chip
-  // budget). CUDA: stages join a group while their tiles fit Hopper's opt-in
+  // C: every rank from 1 to 4 fused; tiles of 64 x 512 points (rank 3 and 4:
+  // 64 planes, the middle dimensions whole), sized for the cache at run time
+  // (no on-chip budget). CUDA: stages join a group while their tiles fit Hopper's opt-in
   // shared memory at 32 x 64; the tile is then halved down to the default
   // 48 KB where the halo allows, and cheap members are inlined. Ranks 1, 3
   // and 4 fuse too, their tiles chosen per group from the members' reach

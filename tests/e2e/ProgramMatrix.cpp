@@ -477,6 +477,57 @@ return f(img, w:constant(5));
 )"));
 }
 
+// ------------------------------------------------------------ fused ranks 1, 3, 4
+// Chains the C backend fuses in ranks other than 2: rank 3 and 4 slide
+// planes down bands (rings of planes, the middle dimensions whole), rank 1
+// computes chunks with their halos. Sizes with many bands, several strips
+// (rings over half the L2) and several chunks.
+void fusedRanks(std::vector<ProgramCase>& out) {
+  const char* heat = R"(stencil heat(vector#3 float U) {
+  return U + 0.125f * (U@[-1,0,0] + U@[1,0,0] + U@[0,-1,0] + U@[0,1,0] + U@[0,0,-1] + U@[0,0,1] - 6.0f * U);
+}
+stencil far(vector#3 float U) { return U@[-2,0,0] * 0.5f + U@[0,2,-3] - U@[3,-1,0]; }
+parameter A, B, C;
+vector#3 float u[A,B,C];
+u1 = heat(u:clamped);
+u2 = heat(u1:mirror);
+u3 = far(u2%MODE%);
+u4 = heat(u3);
+return heat(u4%MODE%);
+)";
+  for (const std::string m : {":clamped", ":mirror", "", ":extend", ":constant(2)"}) {
+    std::vector<std::vector<long long>> runs = {{1, 1, 1}, {2, 3, 4}, {9, 11, 10}, {37, 23, 19}, {4, 1, 70},
+                                                {100, 3, 5}};  // 3 bands of 44 planes
+    if (m == ":mirror") runs.push_back({20, 150, 900});  // rings over half the L2: several strips
+    std::string tag = m.empty() ? "none" : m.substr(1, m.find('(') - 1);
+    out.push_back(make("fused_rank3_" + tag, fill(heat, {{"%MODE%", m}}), runs));
+  }
+  out.push_back(make("fused_rank4", R"(stencil f(vector#4 float X) {
+  return X@[-1,0,1,0] + X@[1,-1,0,2] * 0.5f - X@[0,1,-1,-1];
+}
+stencil sq(vector#4 float X) { return X * X; }
+parameter A, B, C, D;
+vector#4 float v[A,B,C,D];
+a = f(v:mirror);
+b = sq(a);
+c = f(b:clamped);
+return f(c);
+)",
+                     {{1, 1, 1, 1}, {3, 5, 4, 2}, {6, 7, 5, 80}, {11, 2, 3, 9}, {50, 2, 3, 4}}));
+  out.push_back(make("fused_rank1", R"(stencil f(vector#1 int X) { return X@[-2] + 3 * X - X@[1]; }
+stencil g(vector#1 int X) { return X@[4] / 2 + X@[-3]; }
+stencil sq(vector#1 int X) { return X * X; }
+parameter N;
+vector#1 int v[N];
+a = f(v:mirror);
+b = sq(a);
+c = g(b:clamped);
+d = f(c);
+return g(d:mirror);
+)",
+                     {{1}, {2}, {5}, {13}, {4097}, {70001}}));
+}
+
 }  // namespace
 
 std::vector<std::vector<long long>> standardRuns(size_t params) {
@@ -494,6 +545,7 @@ std::vector<ProgramCase> matrixCases() {
   std::vector<ProgramCase> out;
   typesAndModes(out);
   ranks(out);
+  fusedRanks(out);
   constructs(out);
   misc(out);
   larger(out);

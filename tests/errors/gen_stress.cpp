@@ -39,6 +39,23 @@ std::string longSum(int terms) {
   return s + "; }\n" + kInput + "return f(a);\n";
 }
 
+// Issue 25's shapes, in two dimensions: a chain of n 3-point stencils, and
+// one 9-point window summed over and over to `terms` reads.
+std::string chain2d(int n) {
+  std::string s = "stencil f(vector#2 float X) { return X@[-1,0] + X + X@[1,0]; }\n"
+                  "parameter M, N;\nvector#2 float a[M,N];\ns0 = f(a);\n";
+  for (int k = 1; k < n; ++k) s += "s" + std::to_string(k) + " = f(s" + std::to_string(k - 1) + ");\n";
+  return s + "return s" + std::to_string(n - 1) + ";\n";
+}
+
+std::string longSum2d(int terms) {
+  static const char* window[] = {"[-1,-1]", "[0,-1]", "[1,-1]", "[-1,0]", "[0,0]",
+                                 "[1,0]",   "[-1,1]", "[0,1]",  "[1,1]"};
+  std::string s = "stencil f(vector#2 float X) { return X@[-1,-1]";
+  for (int i = 1; i < terms; ++i) s += std::string(" + X@") + window[i % 9];
+  return s + "; }\nparameter M, N;\nvector#2 float a[M,N];\nreturn f(a);\n";
+}
+
 std::map<std::string, std::function<std::string(std::mt19937&)>> cases() {
   return {
       {"empty", [](std::mt19937&) { return std::string(); }},
@@ -128,6 +145,9 @@ std::map<std::string, std::function<std::string(std::mt19937&)>> cases() {
                 std::to_string(k - 1) + "(v" + std::to_string(k - 1) + "(X)); }\n";
          return s + kInput + "return v59(a);\n";
        }},
+      // Issue 25: code generation in linear time (run under a CPU-time limit).
+      {"chain_5000", [](std::mt19937&) { return chain2d(5000); }},
+      {"long_sum_2d", [](std::mt19937&) { return longSum2d(200000); }},
       // 1,000 stages in a chain: compiles.
       {"many_stages",
        [](std::mt19937&) {

@@ -16,7 +16,13 @@ if(EMIT)
 else()
   set(what -o ${WORK}/${CASE}.c)
 endif()
-execute_process(COMMAND ${FORMAC} ${input} ${what} -w
+# With CPU, formac may use that many seconds of CPU time (ulimit -t: the
+# kernel ends it with SIGXCPU past them), however loaded the machine is.
+set(limit)
+if(CPU)
+  set(limit sh -c "ulimit -t ${CPU} && exec \"$0\" \"$@\"")
+endif()
+execute_process(COMMAND ${limit} ${FORMAC} ${input} ${what} -w
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err TIMEOUT 120)
 string(SUBSTRING "${err}" 0 2000 shown)
 string(REPLACE "|" ";" allowed "${RC}")

@@ -7,12 +7,14 @@
 #include <sstream>
 #include <string>
 
+#include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
 #include "ir/Edges.h"
 #include "lex/Lexer.h"
 #include "parse/Modules.h"
 #include "parse/Parser.h"
 #include "passes/FusionPlan.h"
+#include "passes/Target.h"
 #include "sema/Sema.h"
 
 namespace formac {
@@ -329,6 +331,49 @@ TEST(FusionPlan, ShrinkingStopsAtTheHalo) {
       EXPECT_GT(groups[0].tile[d], m.haloHi[d]);
     }
   EXPECT_EQ(groups[0].tile, (std::vector<int>{4, 4}));
+}
+
+// The C target fuses chains of every rank (row bands in rank 2, planes in 3
+// and 4, chunks in 1); a target fusing rank 2 only says why it leaves one.
+TEST(FusionPlan, CFusesEveryRankOthersSayWhichRanksTheyFuse) {
+  const std::string chains[] = {
+      "stencil f(vector#1 float X) { return X@[-1] + X@[1]; }\nparameter A;\nvector#1 float v[A];\n"
+      "a = f(v:mirror);\nb = f(a:clamped);\nreturn f(b);\n",
+      "stencil f(vector#3 float X) { return X@[-1,0,0] + X@[0,1,-1]; }\nparameter A, B, C;\n"
+      "vector#3 float v[A,B,C];\na = f(v:mirror);\nb = f(a:clamped);\nreturn f(b);\n",
+      "stencil f(vector#4 float X) { return X@[-1,0,0,1] + X@[0,1,-1,0]; }\nparameter A, B, C, D;\n"
+      "vector#4 float v[A,B,C,D];\na = f(v:mirror);\nb = f(a:clamped);\nreturn f(b);\n"};
+  const std::vector<std::vector<int>> tiles = {{512}, {64, 64, 512}, {64, 64, 64, 512}};
+  for (size_t i = 0; i < 3; ++i) {
+    ir::Pipeline p = compileText("chain.idsl", chains[i]);
+    auto groups = passes::planFusion(p, passes::Target::c().fusionOptions());
+    ASSERT_EQ(groups.size(), 1u) << chains[i];
+    EXPECT_EQ(members(p, groups[0]), "f(v:mirror) f(a:clamped) | ") << chains[i];
+    EXPECT_EQ(groups[0].tile, tiles[i]);
+    std::vector<std::string> why;
+    groups = passes::planFusion(p, cudaOptions(), &why);
+    EXPECT_EQ(groups.size(), 3u);
+    EXPECT_EQ(why[2], "rank " + std::to_string(i ? i + 2 : 1) + ": fused code is generated for rank 2 only");
+  }
+  passes::FusionOptions o = cudaOptions();
+  o.fusedRanks = {2, 3};
+  std::vector<std::string> why;
+  passes::planFusion(compileText("chain.idsl", chains[0]), o, &why);
+  EXPECT_EQ(why[2], "rank 1: fused code is generated for ranks 2, 3 only");
+}
+
+// Issue 25's readability of the fused C: only the helpers the code calls,
+// check-free bounds folded, row functions taking only the sizes they use.
+TEST(FusionPlan, FusedCCarriesOnlyWhatItUses) {
+  codegen::COptions o;
+  o.kernelName = "harris";
+  std::string c = codegen::generateC(compile(example("harris")), o).source;
+  EXPECT_NE(c.find("FORMAC_HELPER long long formac_mirror("), std::string::npos);
+  EXPECT_EQ(c.find("formac_idiv"), std::string::npos);   // harris divides no integers
+  EXPECT_EQ(c.find("formac_wrap("), std::string::npos);  // nor reads with wrap
+  EXPECT_NE(c.find("const long long fast_lo0 = 1;"), std::string::npos);
+  EXPECT_EQ(c.find("formac_maxll(lo0"), std::string::npos);
+  EXPECT_EQ(c.find("  (void)N;\n}"), std::string::npos);  // a row function's last line
 }
 
 // The reads of each stage's body, in order, as readsOwnPoint sees them.

@@ -167,7 +167,8 @@ class Gen:
     def __init__(self, seed, profile='mixed'):
         self.seed = seed
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
-        self.chains = profile in ('fusion', 'window')  # 'window': also 4x4 to 5x5 weighted windows
+        # 'window': also 4x4 to 5x5 weighted windows; 'ranks': the chains in rank 1, 3 or 4
+        self.chains = profile in ('fusion', 'window', 'ranks')
         self.r = random.Random(seed)
         self.types = WIDE_TYPES if profile in ('mixed', 'scan', 'loop') else TYPES
         self.lines = []     # statements
@@ -1089,9 +1090,9 @@ class Gen:
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
-        rank = 2 if self.chains else self.pick([1, 2, 3], [2, 6, 2])
+        rank = (self.pick([1, 3, 4]) if self.profile == 'ranks' else 2) if self.chains else self.pick([1, 2, 3], [2, 6, 2])
         self.rank = rank
-        names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C']}[rank]
+        names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C'], 4: ['A', 'B', 'C', 'D']}[rank]
         self.params = list(names)
         self.dim_params = list(names)
         fixed = self.chance(0.04)
@@ -1278,9 +1279,14 @@ class Gen:
                                    [3, 40009], [7, 30011]]))  # the last two: strips of columns
             if self.profile == 'window':
                 runs.append([100, 200])  # interior CUDA blocks whose rows are 16-byte aligned
-        else:
+        elif rank == 3:
             runs = [[1, 1, 1], [2, 3, 4], [5, 7, 3], [9, 11, 10]]
             runs.append(self.pick([[13, 1, 6], [1, 5, 70], [3, 66, 17], [4, 2, 130]]))
+        else:
+            runs = [[1, 1, 1, 1], [2, 3, 1, 4], [3, 5, 4, 2], [6, 2, 3, 9]]
+        if self.profile == 'ranks':
+            # several bands of planes (rank 3, 4), several chunks (rank 1)
+            runs.append({1: [70001], 3: [100, 3, 5], 4: [60, 2, 3, 4]}[rank])
         return runs
 
 
@@ -1308,7 +1314,7 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop'],
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks'],
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
                          'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
                          'scan: mixed with scans, sats and box filters of them in every program; '
