@@ -10,12 +10,14 @@
 #pragma once
 
 #include <math.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -40,15 +42,18 @@ struct double2 { double x, y; };
 namespace formac_emu {
 
 struct Fiber {
-  ucontext_t context;
-  std::vector<char> stack;
-  bool done = false;
+  ucontext_t context;  // to start it
+  jmp_buf resume;      // to resume it (_setjmp/_longjmp: no signal-mask system calls)
+  bool started = false, done = false;
   int waiting = 0;  // 1: at __syncthreads, 2: at a warp exchange
 };
 
 inline dim3 g_thread, g_block, g_blockDim, g_gridDim;
 inline std::vector<Fiber> g_fibers;
+constexpr size_t kStack = 256 * 1024;
+inline std::vector<std::unique_ptr<char[]>> g_stacks;  // kept between blocks and launches, never cleared
 inline ucontext_t g_scheduler;
+inline jmp_buf g_back;  // the scheduler, where a fiber that parks or ends goes
 inline int g_current = 0;
 inline void (*g_body)(void*) = nullptr;
 inline void* g_arg = nullptr;
@@ -61,14 +66,14 @@ inline void place(int f) {
 inline void entry() {
   g_body(g_arg);
   g_fibers[static_cast<size_t>(g_current)].done = true;
-  swapcontext(&g_fibers[static_cast<size_t>(g_current)].context, &g_scheduler);
+  _longjmp(g_back, 1);
 }
 // Parks the current fiber until every live fiber of its group (the block, or
 // its warp) is parked at the same kind of point, then resumes.
 inline void park(int kind) {
   g_fibers[static_cast<size_t>(g_current)].waiting = kind;
   int me = g_current;
-  swapcontext(&g_fibers[static_cast<size_t>(me)].context, &g_scheduler);
+  if (!_setjmp(g_fibers[static_cast<size_t>(me)].resume)) _longjmp(g_back, 1);
   place(me);
 }
 
@@ -89,12 +94,12 @@ void launch(dim3 grid, dim3 block, F&& kernel) {
   for (unsigned b = 0; b < grid.x * grid.y * grid.z; ++b) {
     g_block = dim3(b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y));
     g_fibers.assign(static_cast<size_t>(threads), Fiber());
+    while (g_stacks.size() < g_fibers.size()) g_stacks.emplace_back(new char[kStack]);
     for (int f = 0; f < threads; ++f) {
       Fiber& fb = g_fibers[static_cast<size_t>(f)];
-      fb.stack.resize(256 * 1024);
       getcontext(&fb.context);
-      fb.context.uc_stack.ss_sp = fb.stack.data();
-      fb.context.uc_stack.ss_size = fb.stack.size();
+      fb.context.uc_stack.ss_sp = g_stacks[static_cast<size_t>(f)].get();
+      fb.context.uc_stack.ss_size = kStack;
       fb.context.uc_link = nullptr;
       makecontext(&fb.context, entry, 0);
     }
@@ -108,7 +113,14 @@ void launch(dim3 grid, dim3 block, F&& kernel) {
         if (fb.done || fb.waiting) continue;
         any = true;
         place(f);
-        swapcontext(&g_scheduler, &fb.context);
+        if (!_setjmp(g_back)) {
+          if (!fb.started) {
+            fb.started = true;
+            swapcontext(&g_scheduler, &fb.context);
+          } else {
+            _longjmp(fb.resume, 1);
+          }
+        }
       }
       if (any) continue;
       bool warp = false;
@@ -164,6 +176,15 @@ inline void __threadfence() {}
 template <typename T>
 T __shfl_sync(unsigned, T v, int src, int width = 32) { return formac_emu::shfl(v, src, width); }
 template <typename T>
+T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
+  int lane = formac_emu::g_current % 32 % width + static_cast<int>(delta);
+  return formac_emu::shfl(v, lane < width ? lane : lane - static_cast<int>(delta), width);
+}
+template <typename T>
+T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
+  return formac_emu::shfl(v, (formac_emu::g_current % 32 % width) ^ mask, width);
+}
+template <typename T>
 T __ldg(const T* p) { return *p; }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o + v; return o; }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
@@ -207,4 +228,7 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyK
   return cudaSuccess;
 }
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount };
+inline cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = 4; return cudaSuccess; }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
