@@ -201,6 +201,8 @@ inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __fsqrt_rn(float a) { return sqrtf(a); }
+inline double __dsqrt_rn(double a) { return sqrt(a); }
 
 // The host API, on host memory.
 typedef int cudaError_t;
@@ -229,6 +231,13 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyK
 }
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount };
+struct cudaFuncAttributes { size_t localSizeBytes; int numRegs; };
+template <typename F>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F) {
+  a->localSizeBytes = 0;
+  a->numRegs = 32;
+  return cudaSuccess;
+}
 inline cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
 inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = 4; return cudaSuccess; }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }

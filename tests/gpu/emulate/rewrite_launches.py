@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Rewrites a generated .cu for tests/gpu/emulate/cuda_emu.h: every launch
 `K<<<grid, block, shared, stream>>>(args);` becomes
-`formac_emu::launch(dim3(grid), dim3(block), [&]() { K(args); });` and the
-CUDA runtime include goes.   rewrite_launches.py IN.cu OUT.cc"""
+`formac_emu::launch(dim3(grid), dim3(block), [&]() { K(args); });`, dynamic
+shared memory (`extern __shared__ __align__(A) T name[];`) becomes a static
+array of 256 KiB (more than a GPU block may have), and the CUDA runtime
+include goes.   rewrite_launches.py IN.cu OUT.cc"""
+import re
 import sys
 
 
@@ -28,7 +31,9 @@ def rewrite(src):
         j = src.find("<<<", i)
         if j < 0:
             out.append(src[i:])
-            return "".join(out).replace("#include <cuda_runtime.h>", "")
+            text = "".join(out).replace("#include <cuda_runtime.h>", "")
+            return re.sub(r"extern __shared__ __align__\((\d+)\) ([\w ]+?) (\w+)\[\];",
+                          r"static \2 \3[1 << 18] __attribute__((aligned(\1)));", text)
         start = j  # the kernel's name, with its template arguments
         if src[start - 1] == ">":
             depth = 0
