@@ -144,7 +144,7 @@ std::string addGroupsOfBits(const std::string& e, const std::string& pos, const 
 std::string upSweep(const std::string& seg, const std::string& loopHead, const std::string& place,
                     const std::function<std::string(const std::string&)>& sumAt, const std::string& in) {
   return in + "for (int formac_m = 1; formac_m < " + seg + "; formac_m *= 2) {\n" + in + "  __syncthreads();\n" + in +
-         "#pragma unroll\n" + in + "  " + loopHead + "\n" + in + "    if (((" + place +
+         "  #pragma unroll\n" + in + "  " + loopHead + "\n" + in + "    if (((" + place +
          " + 1) & (2 * formac_m - 1)) == 0)\n" + in + "      " + sumAt(place) + " = " + sumAt(place + " - formac_m") +
          " + " + sumAt(place) + ";\n" + in + "}\n" + in + "__syncthreads();\n";
 }

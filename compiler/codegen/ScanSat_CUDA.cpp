@@ -37,14 +37,16 @@ std::string satKernel(const ScanCuda& c, const Pass& p) {
   int a = p.dim, b = p.dim + 1;
   std::string direct = directInput(c), out = outBuffer(p);
   std::string at = "formac_at + formac_u";
-  std::string scalarLoad = each("formac_u", "        ") + "        if (formac_x0 + formac_u < formac_cols) {\n" +
-                           "          const I " + q(b) + " = (I)(formac_x0 + formac_u);\n" +
-                           loadValue(c, p, at, "formac_x[formac_i][formac_u]", "          ") + "        }\n";
+  auto scalarLoad = [&](const std::string& in) {
+    return each("formac_u", in) + in + "  if (formac_x0 + formac_u < formac_cols) {\n" + in + "    const I " + q(b) +
+           " = (I)(formac_x0 + formac_u);\n" + loadValue(c, p, at, "formac_x[formac_i][formac_u]", in + "    ") + in +
+           "  }\n";
+  };
   std::string load = direct.empty()
-                          ? scalarLoad
+                          ? scalarLoad("        ")
                           : "        if (formac_vin && formac_x0 + " + kRun + " <= formac_cols) {\n"
                             "          formac_scan_load_run(" + direct + " + formac_at, formac_x[formac_i]);\n"
-                            "        } else {\n" + scalarLoad + "        }\n";
+                            "        } else {\n" + scalarLoad("          ") + "        }\n";
   auto rsum = [](const std::string& i) { return "formac_rsum[formac_ty * " + kRun + " + formac_i][" + i + "]"; };
   auto csum = [](const std::string& i) { return "formac_csum[" + i + "][formac_tx * " + kRun + " + formac_u]"; };
   std::string t =
