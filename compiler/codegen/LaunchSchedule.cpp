@@ -117,13 +117,12 @@ namespace {
 long long scanLineTiles(long long len, long long tileRuns) {
   return ((len + ir::kScanRun - 1) / ir::kScanRun + tileRuns - 1) / tileRuns;
 }
-long long scanRowTiles(long long len, long long lines) {
-  const long long rowRuns = kCudaThreads;
-  long long tiles = scanLineTiles(len, rowRuns);
+long long scanRowTiles(long long len, long long lines, long long tileRuns) {
+  long long tiles = scanLineTiles(len, tileRuns);
   if (tiles > 1) return tiles * lines;
   long long runs = (len + ir::kScanRun - 1) / ir::kScanRun, segment = 1;
-  while (segment < rowRuns && segment < runs) segment *= 2;
-  long long per = rowRuns / segment;
+  while (segment < tileRuns && segment < runs) segment *= 2;
+  long long per = tileRuns / segment;
   return (lines + per - 1) / per;
 }
 long long scanLineGroups(long long tiles) {
@@ -164,7 +163,7 @@ long long evaluate(const HostExpr& e, const std::vector<long long>& values, cons
     }
     case HostExpr::Select: return at(0) ? at(1) : at(2);
     case HostExpr::ScanLineTiles: return scanLineTiles(at(0), at(1));
-    case HostExpr::ScanRowTiles: return scanRowTiles(at(0), at(1));
+    case HostExpr::ScanRowTiles: return scanRowTiles(at(0), at(1), at(2));
     case HostExpr::ScanLineGroups: return scanLineGroups(at(0));
   }
   return 0;

@@ -31,7 +31,7 @@ struct HostExpr {
     Select,  // a[0] ? a[1] : a[2]
     // The scan's tile arithmetic (Scan_CUDA.h), as formac_scan_* of its prelude:
     ScanLineTiles,   // (len a[0], tile runs a[1])
-    ScanRowTiles,    // (len a[0], lines a[1])
+    ScanRowTiles,    // (len a[0], lines a[1], tile runs a[2])
     ScanLineGroups,  // (tiles a[0])
   } op = Const;
   long long value = 0;

@@ -5,31 +5,45 @@
 // in int64, modulo 2^64, through the same kernels.
 //
 // Method: a deterministic single-pass scan in the spirit of decoupled
-// look-back (Merrill and Garland). One kernel per scanned dimension (sat:
-// the last first, then down to 0). Each thread takes one run of 8 values
-// along a line and adds them sequentially from +0.0 (the run's prefixes l[i]
-// stay in registers). A block's runs form a tile; the block up-sweeps its
-// run totals in shared memory (G of every aligned group inside the tile).
-// Tiles are taken in order from a counter (atomicAdd), so every earlier tile
-// is running or done. When a line spans several tiles, tile t publishes the
-// groups that end at it (its own total, then the groups of 2, 4, ... tiles
-// whose last tile it is, each its left half, published by an earlier tile,
-// plus its right half) with a flag per group (value, __threadfence, flag;
-// flags reset per pass by cudaMemsetAsync), and its carry E[first run] is
-// the published groups of the bits of t, largest first, added left to right
-// from +0.0: exactly the recursion E[r] = E[r - b] + G(r - b, b). A run's
-// E is then the carry plus the tile's groups of its bits, and each value is
-// E + l[i], converted to the stage's type on the last pass.
+// look-back (Merrill and Garland). Persistent blocks take tiles in order
+// from a counter (atomicAdd), so every earlier tile is running or done. A
+// thread adds each of its runs of 8 values sequentially from +0.0; a tile
+// up-sweeps its run totals in shared memory (G of every aligned group
+// inside it). When a line spans several tiles, tile t publishes the groups
+// that end at it (its own total, then the groups of 2, 4, ... tiles whose
+// last tile it is: the published left half plus its right half) with a flag
+// per group (value, __threadfence, flag; flags reset per run by
+// cudaMemsetAsync), and its carry E[first run] is the published groups of
+// the bits of t, largest first, added left to right from +0.0: exactly
+// E[r] = E[r - b] + G(r - b, b). Lanes of a warp wait for several groups at
+// once (formac_scan_lookback), so no tile waits for a chain of waits. A
+// run's E is then the carry plus the tile's groups of its bits, and each
+// value is E + its run prefix (recomputed from the values in registers),
+// converted to the stage's type on the last pass.
 //
-//  * Along the last dimension (contiguous lines): 256 threads, a tile of 256
-//    runs of one line; lines shorter than that share a tile, each in a
-//    segment of a power-of-two number of runs.
+//  * Along the last dimension (contiguous lines): 256 threads, each 8 runs
+//    (4 of 8-byte values), thread j taking runs j, j + 256, ...: a tile of
+//    2048 runs (16384 values) of one line; lines shorter than that share a
+//    tile, each in a segment of a power-of-two number of runs. A run of an
+//    input image (and of the output) moves as 16-byte vectors when aligned.
 //  * Along an earlier dimension (strided lines): 32 x 8 threads, a tile of
-//    32 consecutive columns x 8 runs down each; a warp's loads are 32
-//    consecutive columns of one row (coalesced); the look-back is per column.
+//    32 consecutive columns x 64 runs (32 of 8-byte values) down each; a
+//    warp's loads are 32 consecutive columns of one row (coalesced); the
+//    look-back per column, 8 lanes each.
+//  * sat of an image (the last two dimensions of a volume): one pass. 16 x
+//    16 threads, each an 8 x 8 block (a run along its rows and down its
+//    columns at once), a tile of 128 x 128 points read once and written
+//    once: the thread sums its rows, the tile up-sweeps them along each row,
+//    the row carries come by look-back from the tiles to the left; then the
+//    row-scanned values (E + prefix, recomputed) are summed down each
+//    column, up-swept down the tile, and the column carries come from the
+//    tiles above. Exactly ir's order: rows first, then columns, in the
+//    accumulation type. Tiles go row-major, so both carries are of earlier
+//    tiles.
 //
-// Between the passes of a sat the values stay in the accumulation type in a
-// scratch buffer of the workspace (every pass reads and writes its own
+// A sat of more than two dimensions keeps the values in the accumulation type
+// in a scratch buffer of the workspace between its 2-D pass and the column
+// passes of the earlier dimensions (every pass reads and writes its own
 // points, so in place).
 #pragma once
 

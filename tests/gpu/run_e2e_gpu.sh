@@ -2,7 +2,7 @@
 # On a GPU machine: builds and runs an e2e GPU bundle (made by e2e_gpu_bundle)
 # and compares every output with the evaluator's. See tests/gpu/README.md.
 #
-#   run_e2e_gpu.sh DIR [--c-backend]
+#   run_e2e_gpu.sh DIR [--c-backend | --emulate]
 #
 # Each batch's CUDA is compiled with nvcc -arch=sm_90 -O3, fused and unfused,
 # all in parallel, and linked with the C harness; a batch that nvcc rejects as
@@ -13,19 +13,25 @@
 # --c-backend builds the bundle's C code (e2e_gpu_bundle --with-c) in place of
 # the CUDA: the same harness, inputs and checks without a GPU. E2E_NVFLAGS adds
 # nvcc flags: -DFORMAC_INDEX_64 runs every kernel's 64-bit-index form.
+# --emulate builds the CUDA program by program through emulate/emucc (a CPU
+# emulation of the CUDA that the scan kernels use; emulate/README.md) and
+# skips the run_async harness: the CUDA kernels' results without a GPU.
 set -u
-usage="usage: run_e2e_gpu.sh DIR [--c-backend]"
+usage="usage: run_e2e_gpu.sh DIR [--c-backend | --emulate]"
 dir=$(cd "${1:?$usage}" && pwd) || exit 2
 case "${2:-}" in
   "") backend=cuda ;;
   --c-backend) backend=c ;;
+  --emulate) backend=cuda; NVCC="$(cd "$(dirname "$0")" && pwd)/emulate/emucc" ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 cd "$dir"
 [ -f manifest.txt ] || { echo "no manifest.txt in $dir" >&2; exit 2; }
-if [ $backend = cuda ] && ! command -v nvcc >/dev/null; then echo "nvcc is not on PATH" >&2; exit 2; fi
+NVCC=${NVCC:-nvcc}
+emulate=$([ "$NVCC" = nvcc ] || echo 1)
+if [ $backend = cuda ] && [ -z "$emulate" ] && ! command -v nvcc >/dev/null; then echo "nvcc is not on PATH" >&2; exit 2; fi
 
-export backend
+export backend NVCC emulate
 export CFLAGS="-std=c99 -O2 -fopenmp -Wall -Wextra -Werror"  # as the C suites build
 export NVFLAGS="-arch=sm_90 -O3 ${E2E_NVFLAGS:-}"  # E2E_NVFLAGS=-DFORMAC_INDEX_64: 64-bit indices
 jobs=$(nproc)
@@ -36,7 +42,7 @@ mkdir -p build out
 cc -std=c99 -O2 -Wall -o build/e2e_check src/e2e_check.c -lm || exit 2
 # The harness: one object per program and a main per batch. With CUDA, each
 # program also runs through <kernel>_run_async on device images (E2E_DEVICE).
-if [ $backend = cuda ]; then
+if [ $backend = cuda ] && [ -z "$emulate" ]; then
   export CFLAGS="$CFLAGS -DE2E_DEVICE"
   nvcc $NVFLAGS -c src/e2e_device.cu -o build/e2e_device.o || exit 2
 fi
@@ -48,12 +54,12 @@ build_batch() {
   local b=$1 v=$2 id ids objs log=build/b$1_$2.log
   ids=$(awk -v b="$b" '$1 == "batch" && $2 == b { $1 = $2 = ""; print }' manifest.txt)
   objs="build/main_b$b.o"
-  [ $backend = cuda ] && objs="$objs build/e2e_device.o"
-  if [ $backend = cuda ] && nvcc $NVFLAGS -c "src/b${b}_$v.cu" -o "build/b${b}_$v.o" >"$log" 2>&1; then
+  [ $backend = cuda ] && [ -z "$emulate" ] && objs="$objs build/e2e_device.o"
+  if [ $backend = cuda ] && [ -z "$emulate" ] && nvcc $NVFLAGS -c "src/b${b}_$v.cu" -o "build/b${b}_$v.o" >"$log" 2>&1; then
     objs="$objs build/b${b}_$v.o"
     for id in $ids; do objs="$objs build/h$id.o"; done
   else
-    [ $backend = cuda ] && echo "== the batch does not compile as one file: program by program" >>"$log"
+    [ $backend = cuda ] && [ -z "$emulate" ] && echo "== the batch does not compile as one file: program by program" >>"$log"
     for id in $ids; do
       echo "== program $id" >>"$log"
       if compile_program "$id" "$v" >>"$log" 2>&1; then
@@ -69,7 +75,7 @@ build_batch() {
   fi
   echo "== link" >>"$log"
   if [ $backend = cuda ]; then
-    nvcc $NVFLAGS -o "build/b${b}_$v.x" $objs -lgomp -lm >>"$log" 2>&1
+    $NVCC $NVFLAGS -o "build/b${b}_$v.x" $objs -lgomp -lm >>"$log" 2>&1
   else
     cc -fopenmp -o "build/b${b}_$v.x" $objs -lm >>"$log" 2>&1
   fi
@@ -77,7 +83,7 @@ build_batch() {
 # compile_program ID VARIANT: build/pID_VARIANT.o from its .cu (or .c).
 compile_program() {
   if [ $backend = cuda ]; then
-    nvcc $NVFLAGS -c "src/p$1_$2.cu" -o "build/p$1_$2.o"
+    $NVCC $NVFLAGS -c "src/p$1_$2.cu" -o "build/p$1_$2.o"
   else
     cc $CFLAGS -c "src/p$1_$2.c" -o "build/p$1_$2.o"
   fi
