@@ -38,7 +38,8 @@ bool needsAccumulator(const ir::Stage& s) {
 // Bands of rows a sweep computes in parallel (at most; one per thread), each
 // from the sums above it.
 constexpr int kSweepBands = 16;
-// Columns a floating sweep stages at a time (8 rows of them: 4 KiB, in L1).
+// Columns a floating sweep stages at a time (8 rows of them: 4 KiB, on the
+// stack, in L1).
 constexpr int kSweepChunk = 64;
 // A sweep's sums: 32-bit lanes where the result keeps 32 bits or fewer of them.
 bool narrowLanes(const ir::Stage& s) { return integerOnly(s) && scalarSize(s.type.scalar) <= 4; }
@@ -336,23 +337,23 @@ class ScanPrinter {
   // kSweepChunk columns at a time, scanned along the rows and then down the
   // columns while in cache. Threads take bands of columns, each an aligned
   // group of runs, and a band's rows start from the groups of the bands
-  // before it (a pre-pass, as the contiguous pass's segments).
+  // before it (a pre-pass over the rows, 8 at a time, as the contiguous
+  // pass's segments).
   std::string floatSweep(const Pass& p) {
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
-    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), bands = str(kSweepBands), run = str(ir::kScanRun);
+    std::string qi = q(rank_ - 2), bands = str(kSweepBands), run = str(ir::kScanRun);
     std::string chunk = str(kSweepChunk), depth = str(kScanDepth), threads = f_.openmp ? "formac_max_threads()" : "1";
-    std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
     std::string lineStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
     // The results go straight into a double accumulator (the output, or the
     // scratch of a later pass), else out of the buffer, converted.
     bool direct = !p.toOutput || s_.type.scalar == ScalarKind::Double;
+    std::string base = "formac_base[(formac_k + formac_r) * " + bands + " + formac_b]";
     std::string t =
         "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
         " in one sweep: runs of " + run + " rows, scanned along the rows, then down the columns. */\n"
         "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
         "  const long long formac_threads = FORMAC_MIN((long long)" + threads + ", " + bands + ");\n"
-        "  double* const formac_buf = formac_scratch + " + accPoints() + ";  /* per band: " + run + " rows of a chunk */\n"
-        "  double* const formac_ce = formac_buf + " + run + " * formac_cols;  /* per column: its carry */\n"
+        "  double* const formac_ce = formac_scratch + " + accPoints() + ";  /* per column: its carry */\n"
         "  double* const formac_cl = formac_ce + formac_cols;  /* per column: its run's total */\n"
         "  double* const formac_g = formac_cl + formac_cols;  /* per column: its carry stack */\n"
         "  double* const formac_p = formac_g + " + depth + " * formac_cols;\n"
@@ -363,60 +364,77 @@ class ScanPrinter {
         "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n"
         "    if (formac_bands > 1) {\n";
     std::string groups =
-        "for (formac_w = 0; formac_w < formac_rows; ++formac_w) {\n"
-        "  long long formac_b, formac_k;\n  formac_scan_d formac_s, formac_c;\n" + indent(lineStart, "  ") +
-        "  " + qi + " = formac_w;\n"
-        "  formac_scan_d_begin(&formac_c, 0);\n"
+        "for (formac_w = 0; formac_w < (formac_rows + " + str(ir::kScanRun - 1) + ") / " + run + "; ++formac_w) {\n"
+        "  const long long formac_k = formac_w * " + run + ";\n" + runHead() +
+        "  double formac_x8[" + run + " * " + chunk + "];\n"
+        "  formac_sat8_d formac_s, formac_c;\n  long long formac_b, formac_c0, formac_r;\n" + indent(lineStart, "  ") +
+        "  for (formac_r = 0; formac_r < " + run + "; ++formac_r) formac_b8[formac_r] = 0;\n"
+        "  formac_sat8_d_begin(&formac_c, formac_b8);\n"
         "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-        "    formac_base[formac_w * " + bands + " + formac_b] = formac_scan_d_carry(&formac_c);\n"
+        "    for (formac_r = 0; formac_r < formac_nr; ++formac_r) " + base + " = formac_c.e[formac_r];\n"
         "    if (formac_b + 1 == formac_bands) break;\n"
-        "    formac_scan_d_begin(&formac_s, 0);\n"
-        "    for (formac_k = formac_b * formac_band; formac_k < (formac_b + 1) * formac_band; formac_k += " + run + ") {\n"
-        "      double formac_l = 0;\n"
-        "      for (" + qj + " = formac_k; " + qj + " < formac_k + " + run + "; ++" + qj + ") {\n" +
-        indent(value(p, at) + "formac_l += formac_v;\n", "        ") + "      }\n"
-        "      formac_scan_d_push(&formac_s, formac_l);\n    }\n"
-        "    formac_scan_d_push(&formac_c, formac_scan_d_group(&formac_s));\n  }\n}\n";
-    std::string x = "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]";
+        "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
+        "    for (formac_c0 = formac_b * formac_band; formac_c0 < (formac_b + 1) * formac_band; formac_c0 += " + chunk +
+        ") {\n"
+        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", (formac_b + 1) * formac_band - formac_c0);\n" +
+        indent(stage(p), "      ") +
+        "      formac_sat8_d_runs(&formac_s, formac_x8, formac_cw);\n    }\n"
+        "    formac_sat8_d_push(&formac_c, &formac_s.g[0]);\n  }\n}\n";
+    std::string qj = q(rank_ - 1), at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
     std::string sweep =
-        "for (formac_w = 0; formac_w < formac_bands; ++formac_w) {\n"
-        "  const long long formac_j0 = formac_w * formac_band;\n"
-        "  const long long formac_wd = formac_cols - formac_j0 < formac_band ? formac_cols - formac_j0 : formac_band;\n"
-        "  double* const formac_x8 = formac_buf + " + run + " * formac_j0;\n"
+        "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
+        "  const long long formac_j0 = formac_b * formac_band;\n"
+        "  const long long formac_wd = FORMAC_MIN(formac_band, formac_cols - formac_j0);\n"
+        "  double formac_x8[" + run + " * " + chunk + "];\n"
         "  int formac_depth = 0;\n  long long formac_runs = 0, formac_k, formac_r, formac_c0;\n" + indent(lineStart, "  ") +
         "  for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; ++formac_c0) formac_ce[formac_c0] = 0;\n"
-        "  for (formac_k = 0; formac_k < formac_rows; formac_k += " + run + ") {\n"
-        "    const long long formac_nr = formac_rows - formac_k < " + run + " ? formac_rows - formac_k : " + run + ";\n"
-        "    double formac_b8[" + run + "];\n    formac_sat8_d formac_s;\n"
+        "  for (formac_k = 0; formac_k < formac_rows; formac_k += " + run + ") {\n" + indent(runHead(), "  ") +
+        "    formac_sat8_d formac_s;\n"
         "    for (formac_r = 0; formac_r < " + run + "; ++formac_r)\n"
-        "      formac_b8[formac_r] = formac_r < formac_nr && formac_bands > 1 ? formac_base[(formac_k + formac_r) * " +
-        bands + " + formac_w] : 0;\n"
+        "      formac_b8[formac_r] = formac_r < formac_nr && formac_bands > 1 ? " + base + " : 0;\n"
         "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
         "    for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; formac_c0 += " + chunk + ") {\n"
-        "      const long long formac_cw = formac_j0 + formac_wd - formac_c0 < " + chunk +
-        " ? formac_j0 + formac_wd - formac_c0 : " + chunk + ";\n"
-        "      for (formac_r = 0; formac_r < " + run + "; ++formac_r) {\n"
-        "        " + qi + " = formac_k + formac_r;\n"
-        "        if (formac_r < formac_nr)\n"
-        "          for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") {\n" +
-        indent(value(p, at) + x + " = formac_v;\n", "            ") + "          }\n"
-        "        else\n"
-        "          memset(formac_x8 + formac_r * formac_cw, 0, (size_t)formac_cw * sizeof(double));\n      }\n"
+        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", formac_j0 + formac_wd - formac_c0);\n" +
+        indent(stage(p), "      ") +
         "      formac_sat8_d_next(&formac_s, formac_x8, formac_cw, formac_ce + formac_c0, formac_cl + formac_c0,\n" +
         (direct ? "                        formac_acc + (formac_plane * formac_rows + formac_k) * formac_cols + formac_c0, "
                   "formac_cols, (int)formac_nr);\n"
                 : "                        formac_x8, formac_cw, (int)formac_nr);\n"
                   "      for (formac_r = 0; formac_r < formac_nr; ++formac_r) {\n"
                   "        " + qi + " = formac_k + formac_r;\n"
-                  "        for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") " + store(p, at, x) +
-                  "      }\n") +
+                  "        for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") " +
+                  store(p, at, "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]") + "      }\n") +
         "    }\n"
         "    if (formac_k + " + run + " < formac_rows)\n"
         "      formac_scan_lanes_d_push(formac_g + formac_j0, formac_p + formac_j0, &formac_depth, &formac_runs,\n"
         "                               formac_cl + formac_j0, formac_ce + formac_j0, formac_wd, formac_cols);\n"
         "  }\n}\n";
-    return t + indent("/* Each row's carry at each band: the groups of the bands before it. */\n" + parallelFor() + groups,
-                      "      ") + "    }\n" + indent(parallelFor() + sweep, "    ") + "  }\n}\n";
+    return t +
+           indent("/* Each row's carry at each band: the groups of the bands before it. */\n" + parallelFor() + groups,
+                  "      ") +
+           "    }\n" + indent("long long formac_b;\n" + parallelFor() + sweep, "    ") + "  }\n}\n";
+  }
+
+  // The rows of the run at formac_k (how many, and a carry each).
+  std::string runHead() const {
+    std::string run = str(ir::kScanRun);
+    return "  const long long formac_nr = FORMAC_MIN(" + run + ", formac_rows - formac_k);\n"
+           "  double formac_b8[" + run + "];\n";
+  }
+
+  // The values of the run's rows at columns formac_c0 .. + formac_cw staged
+  // in formac_x8 (row stride formac_cw), 0 in the rows past the last.
+  std::string stage(const Pass& p) {
+    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), run = str(ir::kScanRun);
+    std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
+    return "for (formac_r = 0; formac_r < " + run + "; ++formac_r) {\n"
+           "  " + qi + " = formac_k + formac_r;\n"
+           "  if (formac_r < formac_nr)\n"
+           "    for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") {\n" +
+           indent(value(p, at) + "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0] = formac_v;\n", "      ") +
+           "    }\n"
+           "  else\n"
+           "    memset(formac_x8 + formac_r * formac_cw, 0, (size_t)formac_cw * sizeof(double));\n}\n";
   }
 
   std::string accPoints() const { return needsAccumulator(s_) ? product(n_, 0, rank_) : "0"; }
@@ -446,8 +464,8 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s) {
     else len = e;
   }
   std::string sweep;
-  if (sweeps(s) && floating(s))  // floatSweep: a buffer, a carry, a total and a stack per column, a carry per row and band
-    sweep = " + (size_t)" + str(ir::kScanRun + 2 + 2 * kScanDepth) + " * " + len + " + (size_t)" + str(kSweepBands) +
+  if (sweeps(s) && floating(s))  // floatSweep: a carry, a total and a stack per column, a carry per row and band
+    sweep = " + (size_t)" + str(2 + 2 * kScanDepth) + " * " + len + " + (size_t)" + str(kSweepBands) +
             " * (size_t)(" + ir::printSize(s.extent[static_cast<size_t>(s.rank() - 2)], n.param) + ")";
   else if (sweeps(s))  // satSweep: per band a carry, the sums above and a line
     sweep = " + (size_t)" + str(3 * kSweepBands) + " * " + len;
