@@ -263,8 +263,9 @@ class ScanPrinter {
 
   // Dimensions rank-2 and rank-1 of an integer sat at once (sweeps()): a
   // row's values are staged in a line, whose running sum (a vector prefix,
-  // formac_sat_row_*) is added to the sums above it, kept per column in
-  // `above`; then the row is written from them. A band of rows per thread
+  // formac_sat_row_*) is added to the sums above it: the result's previous
+  // row, or a row `above` when the result has another width (then converted
+  // into the result). A band of rows per thread
   // starts from the sums of the bands above (their column sums first, then a
   // prefix over bands and along the row). The sums are kept modulo 2^32 in
   // unsigned lanes when the result is an integer of 32 bits or fewer (it
