@@ -469,7 +469,8 @@ class CGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       int id = p_.outputs[i];
       const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
-      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, id))
+      // A scan writes every point of its output.
+      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, id) && s.kind != ir::Stage::Scan)
         os << "  memset(" << outputName(p_, i) << ", 0, " << elementCount(s) << " * sizeof(" << cType(s.type)
            << "));\n";
     }

@@ -1,5 +1,7 @@
 #include "codegen/Scan_C.h"
 
+#include <memory>
+
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Reduce_C.h"
@@ -13,8 +15,6 @@ namespace {
 constexpr long long kScanSegment = 8192LL * ir::kScanRun;
 // Neighbouring strided lines a thread walks together.
 constexpr int kScanLanes = 64;
-// The deepest carry stack: a line has fewer than 2^63 runs.
-constexpr int kScanDepth = 64;
 
 std::string str(long long v) { return std::to_string(v); }
 std::string q(int d) { return "q" + std::to_string(d); }
@@ -27,27 +27,41 @@ bool floating(const ir::Stage& s) { return s.scan.accumulate == ScalarKind::Doub
 // sums may be kept in the result's type between passes.
 bool integerOnly(const ir::Stage& s) { return !floating(s) && !isFloating(s.type.scalar); }
 
+// A sat of two dimensions or more sweeps the last two at once (satSweep,
+// floatSweep), then takes a pass per earlier dimension.
+bool sweeps(const ir::Stage& s) { return s.scan.dim < 0 && s.rank() >= 2; }
+
 bool needsAccumulator(const ir::Stage& s) {
-  return s.type.scalar != s.scan.accumulate && s.scan.dim < 0 && s.rank() > 1 && !integerOnly(s);
+  return s.type.scalar != s.scan.accumulate && s.scan.dim < 0 && s.rank() > 2 && !integerOnly(s);
 }
 
-// An integer sat of two dimensions or more sweeps the last two at once
-// (satSweep): each row's running sum plus the sums above it.
-bool sweeps(const ir::Stage& s) { return !floating(s) && s.scan.dim < 0 && s.rank() >= 2; }
-
-// Bands of rows a sweep computes in parallel, each from the sums above it.
+// Bands of rows a sweep computes in parallel (at most; one per thread), each
+// from the sums above it.
 constexpr int kSweepBands = 16;
+// Columns a floating sweep stages at a time (8 rows of them: 4 KiB, on the
+// stack, in L1).
+constexpr int kSweepChunk = 64;
+// A sweep's sums: 32-bit lanes where the result keeps 32 bits or fewer of them.
+bool narrowLanes(const ir::Stage& s) { return integerOnly(s) && scalarSize(s.type.scalar) <= 4; }
+std::string sweepLane(const ir::Stage& s) { return narrowLanes(s) ? "unsigned" : "unsigned long long"; }
+std::string laneSuffix(const ir::Stage& s) { return narrowLanes(s) ? "u" : "ul"; }
 std::string suffix(const ir::Stage& s) { return floating(s) ? "d" : "l"; }
 
 // `x` (of the accumulation type) converted to the stage's type as cast<T>
-// converts (ExprPrinter's Cast: x86's floating -> integer conversion).
+// converts: printed as an ir Cast of it (ExprPrinter's one rule).
 std::string converted(const ir::Stage& s, const std::string& x) {
-  ScalarKind to = s.type.scalar;
-  std::string T = scalarCType(to);
-  if (to == s.scan.accumulate) return x;
-  if (!floating(s) || isFloating(to)) return "(" + T + ")(" + x + ")";
-  if (to == ScalarKind::Int64) return "formac_ftoi_l(" + x + ")";
-  return "((" + T + ")formac_ftoi(" + x + "))";
+  if (s.type.scalar == s.scan.accumulate) return x;
+  auto sum = std::make_shared<ir::Expr>();
+  sum->kind = ir::Expr::Local;
+  sum->local = 0;
+  sum->type = Type::of(s.scan.accumulate);
+  ir::Expr cast;
+  cast.kind = ir::Expr::Cast;
+  cast.type = Type::of(s.type.scalar);
+  cast.args.push_back(sum);
+  ExprContext ctx;
+  ctx.lets.push_back("(" + x + ")");
+  return printCExpr(cast, ctx);
 }
 
 // Statements declaring q<from>..q<to-1> from the row-major linear index
@@ -105,7 +119,8 @@ class ScanPrinter {
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
       for (int d = rank_ - (sweeps(s_) ? 3 : 1); d >= 0; --d) dims.push_back(d);
-    if (sweeps(s_)) t += indent(satSweep(Pass{rank_ - 2, true, dims.empty()}), "  ");
+    Pass sweep{rank_ - 2, true, dims.empty()};
+    if (sweeps(s_)) t += indent(floating(s_) ? floatSweep(sweep) : satSweep(sweep), "  ");
     for (size_t i = 0; i < dims.size(); ++i) {
       Pass p{dims[i], i == 0 && !sweeps(s_), i + 1 == dims.size()};
       t += indent(p.dim == rank_ - 1 ? contiguousPass(p) : stridedPass(p), "  ");
@@ -247,56 +262,180 @@ class ScanPrinter {
   }
 
   // Dimensions rank-2 and rank-1 of an integer sat at once (sweeps()): a
-  // row's sums are its running sum plus the sums above it, kept per column;
-  // bands of rows start from the sums of the bands above (their column sums
-  // first, then a prefix over bands and along the row).
+  // row's values are staged in a line, whose running sum (a vector prefix,
+  // formac_sat_row_*) is added to the sums above it: the result's previous
+  // row, or a row `above` when the result has another width (then converted
+  // into the result). A band of rows per thread
+  // starts from the sums of the bands above (their column sums first, then a
+  // prefix over bands and along the row). The sums are kept modulo 2^32 in
+  // unsigned lanes when the result is an integer of 32 bits or fewer (it
+  // keeps their low bits), else modulo 2^64.
   std::string satSweep(const Pass& p) {
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
-    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), bands = str(kSweepBands);
+    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), U = sweepLane(s_), bands = str(kSweepBands);
     std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
     std::string band = "for (" + qi + " = formac_b * formac_per; " + qi + " < formac_rows && " + qi +
                        " < (formac_b + 1) * formac_per; ++" + qi + ")";
+    std::string eachColumn = "for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ")";
     std::string planeStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
+    std::string threads = f_.openmp ? "formac_max_threads()" : "1";
+    // The sums go straight into the result when it has the lanes' width (its
+    // previous row is the sums above), else through `above`, then converted.
+    bool direct = integerOnly(s_) && scalarSize(s_.type.scalar) == (narrowLanes(s_) ? 4 : 8);
+    std::string first = qi + " == formac_b * formac_per", row = "(formac_plane * formac_rows + " + qi + ") * formac_cols";
+    std::string directRow =
+        "    {\n      " + U + "* const formac_o = (" + U + "*)formac_acc + " + row + ";\n"
+        "      formac_sat_row_" + laneSuffix(s_) + "(" + first + " ? formac_carry + formac_b * formac_cols : formac_o - formac_cols, "
+        "formac_l, formac_cols, formac_o);\n    }\n";
+    std::string aboveRow =
+        "    if (" + first + ") memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(" + U + "));\n"
+        "    formac_sat_row_" + laneSuffix(s_) + "(formac_a, formac_l, formac_cols, formac_a);\n"
+        "    " + eachColumn + " " + store(p, at, "(" + A_ + ")formac_a[" + qj + "]");
     std::string t =
         "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
-        " at once (integer sums are exact in any order): each row's running sum\n"
-        "     plus the sums above it, in bands of rows that start from the bands above them. */\n"
+        " at once (integer sums are exact in any order, kept in " + U + "): each row's\n"
+        "     running sum plus the sums above it, in bands of rows (one per thread) that start from the bands above. */\n"
         "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
-        "  const long long formac_bands = formac_rows < " + bands + " ? formac_rows : " + bands + ";\n"
+        "  const long long formac_bands = FORMAC_MIN(FORMAC_MIN(formac_rows, (long long)" + threads + "), " + bands +
+        ");\n"
         "  const long long formac_per = formac_bands > 0 ? (formac_rows + formac_bands - 1) / formac_bands : 1;\n"
-        "  long long* const formac_carry = (long long*)formac_scratch + " + accPoints() + ";  /* per band: the sums above it */\n"
-        "  long long* const formac_above = formac_carry + " + bands + " * formac_cols;  /* per band: the sums above a row */\n"
+        "  " + U + "* const formac_carry = (" + U + "*)(formac_scratch + " + accPoints() + ");  /* per band: the sums above it */\n"
+        "  " + U + "* const formac_above = formac_carry + " + bands + " * formac_cols;  /* per band: the sums above a row */\n"
+        "  " + U + "* const formac_line = formac_above + " + bands + " * formac_cols;  /* per band: a row's values */\n"
         "  long long formac_plane, formac_b, formac_j;\n"
         "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n";
     std::string columnSums =
         "for (formac_b = 0; formac_b < formac_bands - 1; ++formac_b) {\n"
-        "  long long* const formac_c = formac_carry + (formac_b + 1) * formac_cols;\n" + indent(planeStart, "  ") +
+        "  " + U + "* const formac_c = formac_carry + (formac_b + 1) * formac_cols;\n" + indent(planeStart, "  ") +
         "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] = 0;\n"
         "  " + band + "\n"
-        "    for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ") {\n" +
-        indent(value(p, at) + "formac_c[" + qj + "] += formac_v;\n", "      ") + "    }\n}\n";
+        "    " + eachColumn + " {\n" +
+        indent(value(p, at) + "formac_c[" + qj + "] += (" + U + ")formac_v;\n", "      ") + "    }\n}\n";
     std::string carries =
         "/* Band b's carry: the column sums of bands 0 .. b-1, summed along the row. */\n"
         "for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_carry[formac_j] = 0;\n"
         "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
-        "  long long* const formac_c = formac_carry + formac_b * formac_cols;\n"
+        "  " + U + "* const formac_c = formac_carry + formac_b * formac_cols;\n"
         "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - formac_cols];\n"
         "}\n"
         "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
-        "  long long* const formac_c = formac_carry + formac_b * formac_cols;\n"
+        "  " + U + "* const formac_c = formac_carry + formac_b * formac_cols;\n"
         "  for (formac_j = 1; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - 1];\n"
         "}\n";
     std::string sweep =
         "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-        "  long long* const formac_a = formac_above + formac_b * formac_cols;\n" + indent(planeStart, "  ") +
-        "  memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(long long));\n"
+        "  " + U + "* const formac_a = formac_above + formac_b * formac_cols;  /* unused when direct */\n"
+        "  (void)formac_a;\n"
+        "  " + U + "* const formac_l = formac_line + formac_b * formac_cols;\n" + indent(planeStart, "  ") +
         "  " + band + " {\n"
-        "    long long formac_r = 0;\n"
-        "    for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ") {\n" +
-        indent(value(p, at) + "formac_r += formac_v;\nformac_a[" + qj + "] += formac_r;\n" +
-                   store(p, at, "formac_a[" + qj + "]"), "      ") +
-        "    }\n  }\n}\n";
+        "    " + eachColumn + " {\n" + indent(value(p, at) + "formac_l[" + qj + "] = (" + U + ")formac_v;\n", "      ") +
+        "    }\n" + (direct ? directRow : aboveRow) + "  }\n}\n";
     return t + indent(parallelFor() + columnSums + carries + parallelFor() + sweep, "    ") + "  }\n}\n";
+  }
+
+  // Dimensions rank-2 and rank-1 of a floating sat in one sweep, in the
+  // floating order (formac_sat8_d_next): a run of 8 rows at a time, staged
+  // kSweepChunk columns at a time, scanned along the rows and then down the
+  // columns while in cache. Threads take bands of columns, each an aligned
+  // group of runs, and a band's rows start from the groups of the bands
+  // before it (a pre-pass over the rows, 8 at a time, as the contiguous
+  // pass's segments).
+  std::string floatSweep(const Pass& p) {
+    std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
+    std::string qi = q(rank_ - 2), bands = str(kSweepBands), run = str(ir::kScanRun);
+    std::string chunk = str(kSweepChunk), depth = str(kScanDepth), threads = f_.openmp ? "formac_max_threads()" : "1";
+    std::string lineStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
+    // The results go straight into a double accumulator (the output, or the
+    // scratch of a later pass), else out of the buffer, converted.
+    bool direct = !p.toOutput || s_.type.scalar == ScalarKind::Double;
+    std::string base = "formac_base[(formac_k + formac_r) * " + bands + " + formac_b]";
+    std::string t =
+        "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
+        " in one sweep: runs of " + run + " rows, scanned along the rows, then down the columns. */\n"
+        "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
+        "  const long long formac_threads = FORMAC_MIN((long long)" + threads + ", " + bands + ");\n"
+        "  double* const formac_ce = formac_scratch + " + accPoints() + ";  /* per column: its carry */\n"
+        "  double* const formac_cl = formac_ce + formac_cols;  /* per column: its run's total */\n"
+        "  double* const formac_g = formac_cl + formac_cols;  /* per column: its carry stack */\n"
+        "  double* const formac_p = formac_g + " + depth + " * formac_cols;\n"
+        "  double* const formac_base = formac_p + " + depth + " * formac_cols;  /* per row and band: its carry */\n"
+        "  long long formac_band = " + run + ", formac_bands, formac_plane, formac_w;\n"
+        "  while (formac_band * formac_threads < formac_cols) formac_band *= 2;\n"
+        "  formac_bands = formac_cols > 0 ? (formac_cols + formac_band - 1) / formac_band : 1;\n"
+        "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n"
+        "    if (formac_bands > 1) {\n";
+    std::string groups =
+        "for (formac_w = 0; formac_w < (formac_rows + " + str(ir::kScanRun - 1) + ") / " + run + "; ++formac_w) {\n"
+        "  const long long formac_k = formac_w * " + run + ";\n" + runHead() +
+        "  double formac_x8[" + run + " * " + chunk + "];\n"
+        "  formac_sat8_d formac_s, formac_c;\n  long long formac_b, formac_c0, formac_r;\n" + indent(lineStart, "  ") +
+        "  for (formac_r = 0; formac_r < " + run + "; ++formac_r) formac_b8[formac_r] = 0;\n"
+        "  formac_sat8_d_begin(&formac_c, formac_b8);\n"
+        "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
+        "    for (formac_r = 0; formac_r < formac_nr; ++formac_r) " + base + " = formac_c.e[formac_r];\n"
+        "    if (formac_b + 1 == formac_bands) break;\n"
+        "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
+        "    for (formac_c0 = formac_b * formac_band; formac_c0 < (formac_b + 1) * formac_band; formac_c0 += " + chunk +
+        ") {\n"
+        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", (formac_b + 1) * formac_band - formac_c0);\n" +
+        indent(stage(p), "      ") +
+        "      formac_sat8_d_runs(&formac_s, formac_x8, formac_cw);\n    }\n"
+        "    formac_sat8_d_push(&formac_c, &formac_s.g[0]);\n  }\n}\n";
+    std::string qj = q(rank_ - 1), at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
+    std::string sweep =
+        "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
+        "  const long long formac_j0 = formac_b * formac_band;\n"
+        "  const long long formac_wd = FORMAC_MIN(formac_band, formac_cols - formac_j0);\n"
+        "  double formac_x8[" + run + " * " + chunk + "];\n"
+        "  int formac_depth = 0;\n  long long formac_runs = 0, formac_k, formac_r, formac_c0;\n" + indent(lineStart, "  ") +
+        "  for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; ++formac_c0) formac_ce[formac_c0] = 0;\n"
+        "  for (formac_k = 0; formac_k < formac_rows; formac_k += " + run + ") {\n" + indent(runHead(), "  ") +
+        "    formac_sat8_d formac_s;\n"
+        "    for (formac_r = 0; formac_r < " + run + "; ++formac_r)\n"
+        "      formac_b8[formac_r] = formac_r < formac_nr && formac_bands > 1 ? " + base + " : 0;\n"
+        "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
+        "    for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; formac_c0 += " + chunk + ") {\n"
+        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", formac_j0 + formac_wd - formac_c0);\n" +
+        indent(stage(p), "      ") +
+        "      formac_sat8_d_next(&formac_s, formac_x8, formac_cw, formac_ce + formac_c0, formac_cl + formac_c0,\n" +
+        (direct ? "                        formac_acc + (formac_plane * formac_rows + formac_k) * formac_cols + formac_c0, "
+                  "formac_cols, (int)formac_nr);\n"
+                : "                        formac_x8, formac_cw, (int)formac_nr);\n"
+                  "      for (formac_r = 0; formac_r < formac_nr; ++formac_r) {\n"
+                  "        " + qi + " = formac_k + formac_r;\n"
+                  "        for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") " +
+                  store(p, at, "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]") + "      }\n") +
+        "    }\n"
+        "    if (formac_k + " + run + " < formac_rows)\n"
+        "      formac_scan_lanes_d_push(formac_g + formac_j0, formac_p + formac_j0, &formac_depth, &formac_runs,\n"
+        "                               formac_cl + formac_j0, formac_ce + formac_j0, formac_wd, formac_cols);\n"
+        "  }\n}\n";
+    return t +
+           indent("/* Each row's carry at each band: the groups of the bands before it. */\n" + parallelFor() + groups,
+                  "      ") +
+           "    }\n" + indent("long long formac_b;\n" + parallelFor() + sweep, "    ") + "  }\n}\n";
+  }
+
+  // The rows of the run at formac_k (how many, and a carry each).
+  std::string runHead() const {
+    std::string run = str(ir::kScanRun);
+    return "  const long long formac_nr = FORMAC_MIN(" + run + ", formac_rows - formac_k);\n"
+           "  double formac_b8[" + run + "];\n";
+  }
+
+  // The values of the run's rows at columns formac_c0 .. + formac_cw staged
+  // in formac_x8 (row stride formac_cw), 0 in the rows past the last.
+  std::string stage(const Pass& p) {
+    std::string qi = q(rank_ - 2), qj = q(rank_ - 1), run = str(ir::kScanRun);
+    std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
+    return "for (formac_r = 0; formac_r < " + run + "; ++formac_r) {\n"
+           "  " + qi + " = formac_k + formac_r;\n"
+           "  if (formac_r < formac_nr)\n"
+           "    for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") {\n" +
+           indent(value(p, at) + "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0] = formac_v;\n", "      ") +
+           "    }\n"
+           "  else\n"
+           "    memset(formac_x8 + formac_r * formac_cw, 0, (size_t)formac_cw * sizeof(double));\n}\n";
   }
 
   std::string accPoints() const { return needsAccumulator(s_) ? product(n_, 0, rank_) : "0"; }
@@ -325,38 +464,16 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s) {
     if (d + 1 < s.rank()) lines += " * " + e;
     else len = e;
   }
-  std::string sweep = sweeps(s) ? " + (size_t)" + str(2 * kSweepBands) + " * " + len : "";
+  std::string sweep;
+  if (sweeps(s) && floating(s))  // floatSweep: a carry, a total and a stack per column, a carry per row and band
+    sweep = " + (size_t)" + str(2 + 2 * kScanDepth) + " * " + len + " + (size_t)" + str(kSweepBands) +
+            " * (size_t)(" + ir::printSize(s.extent[static_cast<size_t>(s.rank() - 2)], n.param) + ")";
+  else if (sweeps(s))  // satSweep: per band a carry, the sums above and a line
+    sweep = " + (size_t)" + str(3 * kSweepBands) + " * " + len;
   return "(" + (needsAccumulator(s) ? points : std::string("0")) + " + " + lines + " * ((" + len + " + " +
          str(kScanSegment - 1) + ") / " + str(kScanSegment) + ")" + sweep + ")";
 }
 
 std::string emitScanFunction(const ScanFunctionC& f) { return ScanPrinter(f).function(); }
-
-std::string scanPrelude(const std::string& qualifier) {
-  std::string q = qualifier + " ", depth = str(kScanDepth);
-  return "/* The carry of a line scanned in the floating order (ir/Pipeline.h): the\n"
-         "   aligned groups of runs completed so far, largest first (equal sizes\n"
-         "   merge, left + right), and their running sums from `base`, the carry at\n"
-         "   the first run. The next run's carry is the last running sum. */\n"
-         "typedef struct {\n  double g[" + depth + "], p[" + depth + "], base;\n  int depth;\n  long long runs;\n"
-         "} formac_scan_d;\n" +
-         q + "void formac_scan_d_begin(formac_scan_d* s, double base) {\n"
-         "  s->base = base;\n  s->depth = 0;\n  s->runs = 0;\n}\n" +
-         q + "double formac_scan_d_carry(const formac_scan_d* s) { return s->depth ? s->p[s->depth - 1] : s->base; }\n" +
-         q + "void formac_scan_d_push(formac_scan_d* s, double t) {\n"
-         "  long long r;\n"
-         "  for (r = s->runs++; r & 1; r >>= 1) t = s->g[--s->depth] + t;\n"
-         "  s->g[s->depth] = t;\n"
-         "  s->p[s->depth] = (s->depth ? s->p[s->depth - 1] : s->base) + t;\n"
-         "  ++s->depth;\n}\n"
-         "/* The group of every run pushed (a power of two of them). */\n" +
-         q + "double formac_scan_d_group(const formac_scan_d* s) { return s->g[0]; }\n"
-         "/* Integer sums are exact in any order: the carry is the running sum. */\n"
-         "typedef struct {\n  long long sum;\n} formac_scan_l;\n" +
-         q + "void formac_scan_l_begin(formac_scan_l* s, long long base) { s->sum = base; }\n" +
-         q + "long long formac_scan_l_carry(const formac_scan_l* s) { return s->sum; }\n" +
-         q + "void formac_scan_l_push(formac_scan_l* s, long long t) { s->sum += t; }\n" +
-         q + "long long formac_scan_l_group(const formac_scan_l* s) { return s->sum; }\n";
-}
 
 }  // namespace formac::codegen

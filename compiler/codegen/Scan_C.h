@@ -13,6 +13,10 @@
 //  * Along an earlier dimension the lines are strided: a thread takes a block
 //    of kScanLanes neighbouring lines and walks them together, one vector
 //    operation per point row.
+//  * A sat sweeps its last two dimensions at once (one read of the input,
+//    one write of the result): integer sums row by row, a vector prefix of
+//    the row plus the sums above it; floating ones in blocks of a run of 8
+//    rows by a run of 8 columns, in the same order (codegen/README.md).
 //  * The input piece's body (the fused producers) is evaluated in the first
 //    pass; later passes read the stage's accumulator (the output itself when
 //    its type is the accumulation type, else workspace scratch), and the
@@ -25,6 +29,9 @@
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
+
+// The deepest carry stack: a line has fewer than 2^63 runs.
+constexpr int kScanDepth = 64;
 
 struct ScanFunctionC {
   const ir::Pipeline* pipeline = nullptr;
@@ -43,8 +50,9 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s);
 
 std::string emitScanFunction(const ScanFunctionC& f);
 
-// The carry stacks of scans (formac_scan_*): printed once when a pipeline
-// has scans. `qualifier` as helperPrelude's.
+// The helpers of scans (ScanPrelude_C.cpp: the carry stacks formac_scan_*,
+// the sweeps' formac_sat_row_* and formac_sat8_d_*): printed once when a
+// pipeline has scans. `qualifier` as helperPrelude's.
 std::string scanPrelude(const std::string& qualifier);
 
 }  // namespace formac::codegen

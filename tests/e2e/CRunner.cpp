@@ -159,7 +159,8 @@ void buildAndRun(std::vector<Program*>& batch, const fs::path& dir, const Runner
   size_t next = 0;
   while (next < ok.size()) {
     std::string out;
-    int status = runCommand(cd + "OMP_WAIT_POLICY=passive timeout 120 ./run . " + std::to_string(next), out);
+    std::string threads = o.threads.empty() ? "" : "OMP_NUM_THREADS=" + o.threads + " ";
+    int status = runCommand(cd + threads + "OMP_WAIT_POLICY=passive timeout 120 ./run . " + std::to_string(next), out);
     std::istringstream lines(out);
     std::string line;
     Program* current = nullptr;

@@ -57,6 +57,7 @@ struct RunnerOptions {
   int programsPerBatch = 16;
   int workers = 0;  // 0: the machine's thread count (at most 8)
   bool keepFiles = false;  // keep the temporary directory (also FORMAC_E2E_KEEP=1)
+  std::string threads;     // OMP_NUM_THREADS for the runs ("": OpenMP's default)
 };
 
 RunnerOptions defaultRunnerOptions();

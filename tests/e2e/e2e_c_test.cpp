@@ -4,7 +4,8 @@
 //   Matrix/MatrixCBackend.*  programs generated from templates (ProgramMatrix.cpp)
 //   Compat/CompatCBackend.*  every tests/compat/*.idsl
 //   Scans/ScanCBackend.*     scans and summed-area tables (Scans.cpp), and
-//                            ScanSpecialValues/*; CBackendUnfused runs them too
+//                            ScanSpecialValues/*; CBackendUnfused runs them too,
+//                            CBackendThreads the sats on 1 and 3 threads
 //   Loops/LoopCBackend.*     do loops (Loops.cpp); CBackendUnfused.Loops, and
 //                            LoopRounds checks the evaluator's round counts
 //   CBackendFpContraction.*  -O3 -march=native -ffp-contract=fast still matches,
@@ -215,6 +216,27 @@ TEST(CBackendUnfused, MatchesEvaluator) {
   std::vector<CaseOutcome> out = runCases(cases, o);
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_TRUE(out[i].passed) << cases[i].name << ": " << out[i].message;
+}
+
+// The sats of every result type, of fused and rank-3 inputs, and across the
+// CUDA tiles' sizes, on 1 and 3 threads (the suites above run OpenMP's
+// default): a sat's sweep cuts its image into bands by the thread count (rows
+// for integers, aligned groups of columns for floating ones); the values must
+// not change.
+TEST(CBackendThreads, SatsOnOtherThreadCounts) {
+  std::vector<ProgramCase> cases, all = scanCases();
+  for (const auto& c : scanTileCases()) all.push_back(c);
+  for (const auto& c : all)
+    for (const char* stem : {"scan_types_", "scan_box_", "scan_fused_", "scan_chain_", "scantile_tiles_",
+                             "scantile_r3_", "scantile_r2_float", "scantile_r2_int8"})
+      if (c.name.rfind(stem, 0) == 0) cases.push_back(c);
+  for (const char* threads : {"1", "3"}) {
+    RunnerOptions o = defaultRunnerOptions();
+    o.threads = threads;
+    std::vector<CaseOutcome> out = runCases(cases, o);
+    for (size_t i = 0; i < cases.size(); ++i)
+      EXPECT_TRUE(out[i].passed) << cases[i].name << " on " << threads << " threads: " << out[i].message;
+  }
 }
 
 TEST(CBackendUnfused, Loops) {
