@@ -1,10 +1,12 @@
 #include "codegen/Reduce_CUDA.h"
 
+#include <set>
 #include <stdexcept>
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
+#include "codegen/ReduceFlat_CUDA.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Select_CUDA.h"
 
@@ -17,8 +19,12 @@ std::string str(long long v) { return std::to_string(v); }
 const std::string kChunk = str(ir::kSumChunk);
 const std::string kChunkMask = str(ir::kSumChunk - 1);
 const std::string kLanes = str(ir::kSumLanes);
-// Values a lane computes before adding them (warpPerChunk).
+// Values a lane computes before adding them (batched).
 constexpr int kBatch = 8;
+// A point-wise whole reduction: 16-byte loads a lane issued together.
+constexpr int kFlatBatch = 2;
+// Its kernel's blocks resident per SM (__launch_bounds__; the grid's size).
+constexpr int kWholeBlocksPerSm = 4;
 const std::string kThreads = str(kCudaThreads);
 
 
@@ -120,30 +126,54 @@ std::string domainDeclarations(const ReduceCuda& r) {
 
 // The point's value into formac_v (an element of the domain's type), at
 // lattice indices q0, q1, ...
+// Inside the box where every boundary-mode read is in range (LoopNest's
+// fast bounds), the reads unchecked; elsewhere resolved (the same values).
 std::string pointValue(const ReduceCuda& r, const std::string& ind) {
-  return reduce_cuda::pointValueOf(*r.pipeline, *r.stage, *r.names, ind);
+  ir::Stage domain = domainStage(*r.stage);
+  LoopNestOptions lo = reduce_cuda::pointOptions(*r.pipeline, domain, *r.names);
+  std::string inside;
+  std::set<std::string> seen;
+  auto bound = [&](const std::string& test) {
+    if (seen.insert(test).second) inside += (inside.empty() ? "" : " && ") + test;
+  };
+  for (size_t d = 0; d < domain.pieces[0].axes.size(); ++d) {
+    for (const auto& b : fastLowerBounds(lo, d)) bound(q(static_cast<int>(d)) + " >= " + b);
+    for (const auto& b : fastUpperBounds(lo, d)) bound(q(static_cast<int>(d)) + " <= " + b);
+  }
+  if (inside.empty()) return reduce_cuda::pointValueOf(*r.pipeline, *r.stage, *r.names, ind);
+  return ind + cType(domain.type) + " formac_v;\n" + ind + "if (" + inside + ") {\n" +
+         emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" + emitPointBody(lo, true, ind + "  ") + ind + "}\n";
 }
 
-// A warp per chunk of 2048 values of formac_len: lane j accumulates the
-// values k = j mod 32 (`value` computes `name`, of type `type`, at formac_k;
-// `accumulate` adds it), the lanes fold pairwise, lane 0 stores into
-// `out`[chunk]. `start`/`advance`: statements placing the first k of a lane
-// and moving it 32 points on (lattice indices). A lane computes kBatch
-// values before it adds them, in the same order, so that their loads are in
-// flight together (one at a time, a warp waits on each).
-std::string warpPerChunk(const Op& o, const std::string& start, const std::string& type, const std::string& name,
-                         const std::string& value, const std::string& accumulate, const std::string& advance,
-                         const std::string& out) {
+// The chunks of `len` values from chunk `first` on, `stride` chunks apart:
+// a warp each, lane j accumulating into formac_acc the values k = j mod 32
+// (`body`, given formac_c and formac_end), the lanes folded pairwise (lane j
+// takes lane j + s, s = 16 .. 1), lane 0 storing into `out`[formac_c].
+std::string eachChunk(const Op& o, const std::string& len, const std::string& first, const std::string& stride,
+                      const std::string& body, const std::string& out) {
+  std::string in = "    ";
+  return "  for (long long formac_c = " + first + "; formac_c < (" + len + " + " + kChunkMask + ") / " + kChunk +
+         "; formac_c += " + stride + ") {\n" +
+         in + "const long long formac_end = " + len + " - formac_c * " + kChunk + " < " + kChunk + " ? " + len +
+         " : formac_c * " + kChunk + " + " + kChunk + ";\n" +
+         in + o.partial + " formac_acc = " + o.identity + ";\n" + body +
+         in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
+         in + "  const " + o.partial + " formac_x = (" + o.partial +
+         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" +
+         in + "  " + o.merge + "\n" + in + "}\n" +
+         in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n  }\n";
+}
+
+// A chunk's values one lane-step at a time: lane j's values k = j mod 32
+// from formac_k (`start` places the lattice indices), kBatch of them
+// computed (`value` declares `name` of `type` at formac_k; `advance` moves
+// the indices 32 points on) before they are added (`accumulate`) in the same
+// order, so that their loads are in flight together.
+std::string batched(const std::string& start, const std::string& type, const std::string& name,
+                    const std::string& value, const std::string& accumulate, const std::string& advance) {
   std::string in = "    ", batch = str(kBatch);
   std::string inside = "formac_k + " + kLanes + " * formac_u < formac_end";
-  return "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n"
-         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
-         "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes +
-         "; formac_c < formac_chunks; formac_c += formac_warps) {\n" +
-         in + "const long long formac_end = formac_len - formac_c * " + kChunk + " < " + kChunk +
-         " ? formac_len : formac_c * " + kChunk + " + " + kChunk + ";\n" +
-         in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
-         in + o.partial + " formac_acc = " + o.identity + ";\n" +
+  return in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
          in + "for (; formac_k < formac_end; formac_k += " + kLanes + " * " + batch + ") {\n" +
          in + "  " + type + " formac_batch[" + batch + "];\n" +
          in + "#pragma unroll\n" +
@@ -154,17 +184,12 @@ std::string warpPerChunk(const Op& o, const std::string& start, const std::strin
          in + "  for (int formac_u = 0; formac_u < " + batch + "; ++formac_u) {\n" +
          in + "    if (!(" + inside + ")) break;\n" +
          in + "    const " + type + " " + name + " = formac_batch[formac_u];\n" +
-         in + "    " + accumulate + "\n" + in + "  }\n" + in + "}\n" +
-         in + "/* The lanes folded pairwise: lane j takes lane j + s, s = 16 .. 1. */\n" +
-         in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
-         in + "  const " + o.partial + " formac_x = (" + o.partial +
-         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" +
-         in + "  " + o.merge + "\n" + in + "}\n" +
-         in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n  }\n";
+         in + "    " + accumulate + "\n" + in + "  }\n" + in + "}\n";
 }
 
-std::string header(const ReduceCuda& r, const std::string& suffix, const std::string& params) {
-  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + kThreads + ") " + r.name + suffix + "(" +
+std::string header(const ReduceCuda& r, const std::string& suffix, const std::string& params, int minBlocks = 0) {
+  std::string bounds = kThreads + (minBlocks ? ", " + str(minBlocks) : "");
+  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + bounds + ") " + r.name + suffix + "(" +
                   (r.inputParams.empty() ? "" : r.inputParams + ", ") + params;
   for (const auto& prm : r.names->param) t += ", const I " + prm;
   t += ") {\n";
@@ -202,35 +227,90 @@ std::string advanceIndices(const ReduceCuda& r, const std::string& in) {
   return advance;
 }
 
-// dim = -1: a warp per chunk of the domain's points, row-major.
-std::string wholeChunksKernel(const ReduceCuda& r, const Op& o) {
-  std::string in = "    ";
-  return header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
-         warpPerChunk(o, pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v",
-                      pointValue(r, in + "      "), o.add, indent(advanceIndices(r, in), "  "), "formac_partials") +
-         "}\n\n";
+// dim = -1, a point-wise body (ReduceFlat_CUDA.h): a full chunk whose
+// producers are aligned goes kFlatBatch * 16 bytes a lane at a time; any
+// other chunk point by point. Floating sums keep the rule's order: the
+// warp's values pass through shared memory, lane j then adding the points
+// k = j mod 32 of each step in increasing k.
+std::string flatChunk(const ReduceCuda& r, const Op& o, const FlatReads& f) {
+  std::string in = "    ", per = str(f.per), steps = str(ir::kSumChunk / (32 * f.per)), B = str(kFlatBatch);
+  std::string T = cType(domainStage(*r.stage).type);
+  std::string add = o.floatingSum
+      ? in + "      " + T + " formac_w[" + per + "];\n" +
+        in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+        reduce_flat::value(r, true, in + "        ") + in + "        formac_w[formac_u] = formac_v;\n" + in + "      }\n" +
+        in + "      __syncwarp();\n" + in + "      memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w);\n" +
+        in + "      __syncwarp();\n" +
+        in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+        in + "        const " + T + " formac_v = formac_mine[formac_u * " + kLanes + " + formac_j];\n" +
+        in + "        " + o.add + "\n" + in + "      }\n"
+      : in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+        reduce_flat::value(r, true, in + "        ") + in + "        " + o.add + "\n" + in + "      }\n";
+  return in + "if (formac_aligned && formac_end - formac_c * " + kChunk + " == " + kChunk + ") {\n" +
+         in + "  for (int formac_i = 0; formac_i < " + steps + "; formac_i += " + B + ") {\n" +
+         in + "    const long long formac_at = formac_c * " + kChunk + " + formac_i * " + str(32 * f.per) +
+         " + formac_j * " + per + ";\n" + reduce_flat::loads(r, f, kFlatBatch, "formac_at", in + "    ") +
+         in + "    #pragma unroll\n" + in + "    for (int formac_b = 0; formac_b < " + B + "; ++formac_b) {\n" +
+         reduce_flat::unpack(r, f, "formac_b", in + "      ") + add + in + "    }\n" + in + "  }\n" +
+         in + "} else {\n" +
+         in + "  for (long long formac_k = formac_c * " + kChunk + " + formac_j; formac_k < formac_end; formac_k += " +
+         kLanes + ") {\n" + reduce_flat::value(r, false, in + "    ") + in + "    " + o.add + "\n" + in + "  }\n" +
+         in + "}\n";
 }
 
-// dim = -1: one level of combining partials, a warp per chunk of 2048 of them.
-std::string levelKernel(const ReduceCuda& r, const Op& o) {
-  std::string in = "    ";
-  return "/* " + r.stage->name + ": partials formac_from[0..formac_len) combined in chunks of " + kChunk +
-         ", chunk c into formac_to[c]. */\n"
-         "__global__ void __launch_bounds__(" + kThreads + ") " + r.name + "_level(const " + o.partial +
-         "* __restrict__ formac_from, " + o.partial + "* __restrict__ formac_to, const long long formac_len) {\n"
-         "  const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n" +
-         warpPerChunk(o, "", o.partial, "formac_x", in + "      const " + o.partial + " formac_x = formac_from[formac_k + " + kLanes + " * formac_u];\n",
-                      o.merge, "", "formac_to") +
-         "}\n\n";
-}
-
-// dim = -1: the value (formac_n partials, at most one) into the stage.
-std::string resultKernel(const ReduceCuda& r, const Op& o) {
-  std::string T = cType(r.stage->type);
-  return "/* " + r.stage->name + ": the combined partial, or the value of no points. */\n"
-         "__global__ void " + r.name + "_result(const " + o.partial +
-         "* __restrict__ formac_from, const long long formac_n, " + T + "* __restrict__ formac_out) {\n"
-         "  formac_out[0] = formac_n == 0 ? (" + T + ")(" + o.empty + ") : (" + T + ")formac_from[0];\n}\n\n";
+// dim = -1: one kernel. A warp per chunk of the domain's points (row-major),
+// grid-stride; the last block to finish (a ticket) combines the partials
+// level by level, a warp per chunk of them, and writes the stage's value.
+std::string wholeKernel(const ReduceCuda& r, const Op& o) {
+  std::string in = "    ", T = cType(r.stage->type);
+  FlatReads f = flatReads(r);
+  std::string t = "/* " + r.stage->name + ": a warp per chunk, then the last block to finish combines the partials. */\n" +
+                  header(r, "_chunks", o.partial + "* __restrict__ formac_partials, unsigned* __restrict__ formac_ticket, " +
+                         T + "* __restrict__ formac_out", kWholeBlocksPerSm) +
+                  domainDeclarations(r) +
+                  "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n"
+                  "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n";
+  std::string body;
+  if (f.per) {
+    t += "  const bool formac_aligned = " + reduce_flat::aligned(r, f) + ";\n";
+    if (o.floatingSum)
+      t += "  __shared__ __align__(16) " + cType(domainStage(*r.stage).type) + " formac_stage[" + kThreads + " / " +
+           kLanes + "][" + str(32 * f.per) + "];\n"
+           "  " + cType(domainStage(*r.stage).type) + "* const formac_mine = formac_stage[threadIdx.x / " + kLanes + "];\n";
+    body = flatChunk(r, o, f);
+  } else {
+    body = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
+                   indent(advanceIndices(r, in), "  "));
+  }
+  t += eachChunk(o, "formac_len", "((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes, "formac_warps", body,
+                 "formac_partials");
+  std::string level = batched("", o.partial, "formac_x",
+                              in + "      const " + o.partial + " formac_x = __ldcg(formac_from + formac_k + " + kLanes +
+                                  " * formac_u);\n",
+                              o.merge, "");
+  return t +
+         "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
+         "  __shared__ bool formac_last;\n"
+         "  __threadfence();\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
+         "  __syncthreads();\n"
+         "  if (!formac_last) return;\n"
+         "  __threadfence();\n"
+         "  /* The partials combined level by level by the same rule, between the scratch's two parts. */\n"
+         "  " + o.partial + "* formac_from = formac_partials;\n"
+         "  " + o.partial + "* formac_to = formac_partials + formac_chunks;\n"
+         "  for (long long formac_n = formac_chunks; formac_n > 1; formac_n = (formac_n + " + kChunkMask + ") / " + kChunk +
+         ") {\n" +
+         indent(eachChunk(o, "formac_n", "(long long)(threadIdx.x / " + kLanes + ")", "(long long)(blockDim.x / " + kLanes + ")",
+                          level, "formac_to"), "  ") +
+         "    __syncthreads();\n"
+         "    " + o.partial + "* const formac_swap = formac_from;\n"
+         "    formac_from = formac_to;\n"
+         "    formac_to = formac_swap;\n"
+         "  }\n"
+         "  if (threadIdx.x == 0) formac_out[0] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
+         ")__ldcg(formac_from);\n}\n\n";
 }
 
 // dim = d: a thread per (output point, chunk of its line).
@@ -306,6 +386,20 @@ HostExpr hostProduct(const ir::Stage& s, bool reduced) {
 HostExpr gridFor(HostExpr threads) { return hmin(ceilDiv(std::move(threads), kCudaThreads), hc(1LL << 30)); }
 
 HostArg scratchAt(int scratch, HostExpr at = hc(0)) { return {HostArg::Scratch, scratch, std::move(at), ""}; }
+
+// dim = -1: the ticket's element in the scratch, after the chunks' partials
+// and the next level's, at a multiple of 8 elements (aligned for an unsigned).
+HostExpr ticketAt(HostExpr chunks) { return ceilDiv(chunks + ceilDiv(chunks, ir::kSumChunk), 8) * hc(8); }
+HostArg ticketOf(const ReduceCuda& r, HostExpr chunks) {
+  return {HostArg::Scratch, r.partials, ticketAt(std::move(chunks)), "unsigned*"};
+}
+// dim = -1: blocks of kWholeBlocksPerSm per SM at most, each warp taking
+// as many chunks as any other (the same rounds end together), at least one.
+HostExpr wholeGrid(HostExpr chunks) {
+  HostExpr warps = hmax(hop(HostExpr::Sms, {}), hc(1)) * hc(kWholeBlocksPerSm * kCudaThreads / ir::kSumLanes);
+  HostExpr rounds = hmax(hc(1), hop(HostExpr::CeilDiv, {chunks, warps}));
+  return hmax(hc(1), ceilDiv(hop(HostExpr::CeilDiv, {chunks, rounds}), kCudaThreads / ir::kSumLanes));
+}
 HostArg value(HostExpr e) { return {HostArg::Value, 0, std::move(e), ""}; }
 
 }  // namespace
@@ -319,8 +413,7 @@ std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) { ret
 std::string kernelAdvance(const ReduceCuda& r, const std::string& in) { return advanceIndices(r, in); }
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in) { return pointValue(r, in); }
 
-std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& ind) {
-  ir::Stage domain = domainStage(s);
+LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n) {
   LoopNestOptions lo;
   lo.pipeline = &p;
   lo.stage = &domain;
@@ -329,7 +422,11 @@ std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names&
   lo.openmp = false;
   lo.cuda = true;
   lo.resultVariable = "formac_v";
-  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, true, ind);
+  return lo;
+}
+std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& ind) {
+  ir::Stage domain = domainStage(s);
+  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(pointOptions(p, domain, n), true, ind);
 }
 HostExpr hostLen(const ir::Stage& s) { return hostProduct(s, true); }
 HostExpr hostOuts(const ir::Stage& s) { return hostProduct(s, false); }
@@ -354,8 +451,8 @@ HostExpr reduceScratchCuda(const ir::Stage& s) {
   if (isSelection(s.reduction.op)) return selectScratchCuda(s);
   HostExpr count = reduce_cuda::hostOuts(s) * ceilDiv(reduce_cuda::hostLen(s), ir::kSumChunk);
   if (s.reduction.dim >= 0) return count;
-  // The chunks' partials, then room for the next level's.
-  return count + ceilDiv(count, ir::kSumChunk);
+  // The chunks' partials, room for the next level's, then the ticket.
+  return ticketAt(count) + hc(8);
 }
 
 HostExpr reduceDomainPoints(const ir::Stage& s) {
@@ -367,7 +464,7 @@ HostExpr reduceDomainPoints(const ir::Stage& s) {
 std::string emitReduceKernelsCuda(const ReduceCuda& r) {
   if (isSelection(r.stage->reduction.op)) return emitSelectKernelsCuda(r);
   Op o = opOf(*r.stage);
-  if (r.stage->reduction.dim < 0) return wholeChunksKernel(r, o) + levelKernel(r, o) + resultKernel(r, o);
+  if (r.stage->reduction.dim < 0) return wholeKernel(r, o);
   return lineChunksKernel(r, o) + lineCombineKernel(r, o);
 }
 
@@ -388,22 +485,11 @@ HostStep scheduleReduceCuda(const ReduceCuda& r, LaunchSchedule& s) {
                                    {scratchAt(r.partials), result, value(hval(outs)), value(hval(chunks))})}));
     return hblock(comment + "a thread per chunk of a line, then per output point", std::move(t));
   }
-  // The partials combined level by level into one (none for no points): the
-  // levels alternate between the scratch's two parts, at 0 and at formac_chunks.
-  int n = s.value("formac_n"), from = s.value("formac_from");
-  t.push_back(hif(hop(HostExpr::Less, {hc(0), hval(chunks)}),
-                  {reduce_cuda::hostLaunch(r, s, r.name + "_chunks", gridFor(hval(chunks) * hc(ir::kSumLanes)), {scratchAt(r.partials)})}));
-  HostStep nVar = hvar(n, hval(chunks)), fromVar = hvar(from, hc(0));
-  nVar.constant = fromVar.constant = false;
-  t.push_back(nVar);
-  t.push_back(fromVar);
-  t.push_back(hwhile(hop(HostExpr::Less, {hc(1), hval(n)}),
-                     {hlaunch(reduce_cuda::plainKernel(s, r.name + "_level"), gridFor(ceilDiv(hval(n), ir::kSumChunk) * hc(ir::kSumLanes)),
-                              {scratchAt(r.partials, hval(from)), scratchAt(r.partials, hval(chunks) - hval(from)), value(hval(n))}),
-                      hassign(from, hval(chunks) - hval(from)), hassign(n, ceilDiv(hval(n), ir::kSumChunk))}));
-  t.push_back(hlaunch(reduce_cuda::plainKernel(s, r.name + "_result"), hc(1),
-                      {scratchAt(r.partials, hval(from)), value(hop(HostExpr::Less, {hc(0), hval(chunks)})), result}, 1));
-  return hblock(comment + "a warp per chunk, then the partials level by level", std::move(t));
+  // One launch (its last block combines the partials), after its ticket is reset.
+  t.push_back(hmemset(ticketOf(r, hval(chunks)), hc(4)));
+  t.push_back(reduce_cuda::hostLaunch(r, s, r.name + "_chunks", wholeGrid(hval(chunks)),
+                                      {scratchAt(r.partials), ticketOf(r, hval(chunks)), result}));
+  return hblock(comment + "a warp per chunk, the last block combining the partials", std::move(t));
 }
 
 }  // namespace formac::codegen

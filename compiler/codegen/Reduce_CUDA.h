@@ -5,12 +5,13 @@
 // (bit-identical to the evaluator), the rest in any order. The result stays
 // in the stage's device buffer: nothing comes back to the host.
 //
-//  * Every point (dim = -1): a warp per chunk; lane j takes the chunk's points
-//    k = j mod 32 in increasing k (the rule's lanes) and the lanes fold with
-//    __shfl_down_sync, s = 16 .. 1 (the rule's pairwise fold). The partials
-//    are combined level by level by the same rule (a warp per chunk of 2048
-//    partials), the host looping over the levels it knows from the sizes;
-//    a last one-thread kernel converts the value into the stage's type.
+//  * Every point (dim = -1): one kernel, a warp per chunk, grid-stride; lane
+//    j takes the chunk's points k = j mod 32 in increasing k (the rule's
+//    lanes) and the lanes fold with __shfl_down_sync, s = 16 .. 1 (the rule's
+//    pairwise fold). The last block to finish (a ticket) combines the
+//    partials level by level by the same rule (a warp per chunk of 2048
+//    partials) and writes the value in the stage's type. A point-wise input
+//    is read 16 bytes a lane (ReduceFlat_CUDA.h).
 //  * Histograms, where and topk: Select_CUDA.h.
 //  * Along dimension d: a thread per (output point, chunk of its line) and a
 //    thread per output point combining its line's partials.
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "codegen/LaunchSchedule.h"
+#include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 
@@ -57,6 +59,9 @@ std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
 std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
 // Declares formac_v, the value at q0.., and computes it (the fused input body).
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
+// The options computing formac_v, the value of `domain` (domainStage of a
+// Reduce or Scan stage) at q0.., in CUDA; `domain` outlives them.
+LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n);
 // The same for any Reduce or Scan stage `s` (Scan_CUDA.cpp too).
 std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& in);
 // Host: the points combined into one value (formac_len), and the output

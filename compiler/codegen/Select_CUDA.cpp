@@ -1,10 +1,12 @@
 #include "codegen/Select_CUDA.h"
 
 #include <cstdio>
+#include <cmath>
 #include <utility>
 #include <vector>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/ReduceFlat_CUDA.h"
 #include "codegen/Reduce_C.h"
 
 namespace formac::codegen {
@@ -56,11 +58,11 @@ std::string gridStride(const std::string& n) {
 struct Sizes {
   int len, chunks, blocks;
 };
-Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t) {
+Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t, int perSm = 8) {
   Sizes z{s.value("formac_len"), s.value("formac_chunks"), s.value("formac_blocks")};
   t.push_back(hvar(z.len, rc::hostLen(*r.stage)));
   t.push_back(hvar(z.chunks, ceilDiv(hval(z.len), ir::kSumChunk)));
-  t.push_back(hvar(z.blocks, hmax(hmin(ceilDiv(hval(z.chunks), 8), hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1))),
+  t.push_back(hvar(z.blocks, hmax(hmin(ceilDiv(hval(z.chunks), 8), hc(perSm) * hmax(hop(HostExpr::Sms, {}), hc(1))),
                                   hval(z.len) / hc(2147483648LL) + hc(1))));
   return z;
 }
@@ -104,29 +106,39 @@ std::string scanKernel(const ReduceCuda& r) {
          "}\n\n";
 }
 
-// The stage whose buffer holds the reduction's values in order (point k at
-// [k]) when its input body is a plain read of it, else -1: a histogram
-// then reads 16 bytes at a time.
-int flatSource(const ReduceCuda& r) {
-  const ir::Piece& pc = r.stage->reduction.input;
-  const ir::Expr& e = *pc.body.result;
-  if (!pc.body.lets.empty() || e.kind != ir::Expr::ImageRead || e.field >= 0 || e.firstDim != 0) return -1;
-  const ir::Stage& src = r.pipeline->stages[static_cast<size_t>(e.producer)];
-  if (src.rank() != static_cast<int>(pc.axes.size()) || src.type.isStruct() || src.type.scalar != e.type.scalar) return -1;
-  auto zero = [](const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const && z->value == 0); };
-  for (const auto& o : e.origin)
-    if (!zero(o)) return -1;
-  for (size_t d = 0; d < pc.axes.size(); ++d)
-    if (e.axes[d].offset != 0 || e.axes[d].scale != 1 || pc.axes[d].step != 1 || !zero(pc.axes[d].start) ||
-        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
-      return -1;
-  return e.producer;
-}
-
 // ------------------------------------------------------------ histogram
 
-int histogramCopies(long long bins) { return bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
+// Bins counted in shared memory: up to kLaneBins, 32 copies interleaved
+// (bin b of lane j at [b * 32 + j]: a lane always hits its own bank, and no
+// two lanes of a warp the same counter, whatever the values); up to 1024, a
+// copy per warp; up to 8192, one per block; beyond, straight into the result.
+const long long kLaneBins = 320;
+int histogramCopies(long long bins) { return bins <= kLaneBins ? 32 : bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
 bool smallTable(ScalarKind k) { return k == ScalarKind::Int16 || k == ScalarKind::Uint16; }
+// Blocks a histogram kernel keeps per SM (the 32 interleaved copies take 40 KB at most).
+int histogramBlocksPerSm(long long bins) { return histogramCopies(bins) == 32 ? 4 : 8; }
+
+// The bin of an integer formac_x when the rule is a shift (an integer range
+// whose bin width is a power of two, values exact in double): the
+// expression, "" if not; *every: whether every value of the type is counted.
+std::string shiftBin(ScalarKind elem, const ir::Reduction& red, bool* every) {
+  *every = false;
+  if (isFloating(elem) || elem == ScalarKind::Int64 || red.bins <= 0 || red.bins >= (1LL << 20)) return "";
+  if (!(std::fabs(red.lo) <= 2147483648.0 && std::fabs(red.hi) <= 2147483648.0 && red.lo < red.hi)) return "";
+  double width = (red.hi - red.lo) / static_cast<double>(red.bins);
+  long long lo = static_cast<long long>(red.lo), hi = static_cast<long long>(red.hi), w = static_cast<long long>(width);
+  if (red.lo != static_cast<double>(lo) || red.hi != static_cast<double>(hi) ||
+      width != static_cast<double>(w) || w < 1 || (w & (w - 1)) || hi - lo != w * red.bins)
+    return "";
+  int shift = 0;
+  while ((1LL << shift) < w) ++shift;
+  long long vlo, vhi;
+  integerRange(elem, &vlo, &vhi);
+  std::string bin = "(int)(((long long)formac_x - (" + str(lo) + "LL)) >> " + str(shift) + ")";
+  *every = vlo >= lo && vhi < hi;
+  if (*every) return bin;
+  return "((long long)formac_x >= (" + str(lo) + "LL) && (long long)formac_x < (" + str(hi) + "LL) ? " + bin + " : -1)";
+}
 
 std::string histogramKernels(const ReduceCuda& r) {
   const ir::Reduction& red = r.stage->reduction;
@@ -140,73 +152,87 @@ std::string histogramKernels(const ReduceCuda& r) {
                   hi + " - " + lo + "));\n"
                   "  return formac_x >= " + lo + " && formac_x < " + hi + " && formac_b >= 0.0 && formac_b < " + B +
                   ".0 ? (int)formac_b : -1;\n}\n\n";
-  if (smallTable(elem))
+  bool every = false;
+  std::string shift = shiftBin(elem, red, &every);
+  bool table8 = elem == ScalarKind::Int8 && shift.empty();
+  if (smallTable(elem) && shift.empty())
     t += "/* " + r.stage->name + ": the bin of every 16-bit value v at formac_table[v + " + str(-vlo) + "]. */\n"
          "__global__ void __launch_bounds__(256) " + r.name + "_table(int* __restrict__ formac_table) {\n"
          "  " + gridStride("65536") + "\n    formac_table[formac_i] = " + r.name + "_bin((double)(formac_i - " +
          str(-vlo) + "));\n}\n\n";
   int copies = histogramCopies(red.bins);
-  std::string bin = elem == ScalarKind::Int8 ? "formac_table8[formac_x]"
-                    : smallTable(elem)       ? "formac_table[(int)formac_x + " + str(-vlo) + "]"
-                                             : r.name + "_bin((double)formac_x)";
-  t += "/* " + r.stage->name + ": " +
-       (copies ? "a histogram per " + std::string(copies > 1 ? "warp" : "block") + " in shared memory, then added into the result"
-               : std::string("the counts added straight into the result (too many bins for shared memory)")) +
-       ". Each thread counts a run of points of one bin at once. */\n" +
+  std::string bin = !shift.empty()    ? shift
+                    : table8          ? "formac_table8[formac_x]"
+                    : smallTable(elem) ? "formac_table[(int)formac_x + " + str(-vlo) + "]"
+                                       : r.name + "_bin((double)formac_x)";
+  std::string where = copies == 32 ? "32 copies in shared memory, bin b of lane j at [b * 32 + j]"
+                      : copies     ? "a histogram per " + std::string(copies > 1 ? "warp" : "block") + " in shared memory"
+                                   : std::string("the counts added straight into the result (too many bins for shared memory)");
+  t += "/* " + r.stage->name + ": " + where + (copies ? ", then added into the result" : "") + ". */\n" +
        rc::kernelHeader(r, "_hist", "unsigned long long* __restrict__ formac_out, const int* __restrict__ formac_table") +
-       rc::kernelDomain(r) + "  (void)formac_table;\n";
+       rc::kernelDomain(r) + "  (void)formac_table;\n  (void)formac_chunks;\n";
   if (copies)
     t += "  __shared__ unsigned formac_h[" + C + " * " + B + "];\n"
          "  for (int formac_i = (int)threadIdx.x; formac_i < " + C + " * " + B +
          "; formac_i += (int)blockDim.x) formac_h[formac_i] = 0u;\n";
-  if (elem == ScalarKind::Int8)
+  if (table8)
     t += "  __shared__ int formac_table8[256];\n"
          "  for (int formac_i = (int)threadIdx.x; formac_i < 256; formac_i += (int)blockDim.x) formac_table8[formac_i] = " +
          r.name + "_bin((double)formac_i);\n";
-  if (copies || elem == ScalarKind::Int8) t += "  __syncthreads();\n";
-  std::string N = copies ? "unsigned" : "unsigned long long";
-  t += copies ? "  unsigned* const formac_mine = formac_h + (threadIdx.x / 32 % " + C + ") * " + B + ";\n"
-              : "  unsigned long long* const formac_mine = formac_out;\n";
-  std::string count = "const int formac_b = " + bin + ";\n"
-                      "if (formac_b != formac_run) {\n"
-                      "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
-                      "  formac_run = formac_b;\n"
-                      "  formac_n = 0;\n"
-                      "}\n"
-                      "++formac_n;\n";
-  t += "  int formac_run = -1;  /* the bin of this thread's run of points, formac_n of them */\n"
-       "  " + N + " formac_n = 0;\n";
-  int src = flatSource(r);
-  if (src >= 0) {
-    std::string T = scalarCType(elem), per = "(16 / (int)sizeof(" + T + "))";
-    t += "  /* The image as stored: 16 bytes at a time from the first 16-byte boundary, the points before it and\n"
-         "     after the last whole 16 bytes one by one. */\n"
-         "  const " + T + "* const formac_p = " + r.names->stage[static_cast<size_t>(src)] + ";\n"
-         "  (void)formac_chunks;\n"
-         "  const long long formac_head = formac_minll(formac_len, (long long)((16 - ((unsigned long long)formac_p & 15)) & 15) / (long long)sizeof(" + T + "));\n"
-         "  const long long formac_vectors = (formac_len - formac_head) / " + per + ";\n"
-         "  const long long formac_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  const long long formac_threads = (long long)gridDim.x * blockDim.x;\n"
-         "  for (long long formac_i = formac_t; formac_i < formac_vectors; formac_i += formac_threads) {\n"
-         "    const uint4 formac_w = __ldg((const uint4*)(formac_p + formac_head) + formac_i);\n"
-         "    " + T + " formac_e[" + per + "];\n"
-         "    memcpy(formac_e, &formac_w, 16);\n"
+  if (copies || table8) t += "  __syncthreads();\n";
+  std::string count;
+  if (copies == 32) {
+    // Every point its own atomic: no two lanes of a warp share a bank.
+    count = "const int formac_b = " + bin + ";\n" +
+            (every ? "" : "if (formac_b >= 0) ") +
+            "atomicAdd(formac_h + formac_b * 32 + (int)(threadIdx.x % 32), 1u);\n";
+  } else {
+    // Each thread counts a run of points of one bin at once.
+    t += copies ? "  unsigned* const formac_mine = formac_h + (threadIdx.x / 32 % " + C + ") * " + B + ";\n"
+                : "  unsigned long long* const formac_mine = formac_out;\n";
+    t += "  int formac_run = -1;  /* the bin of this thread's run of points, formac_n of them */\n"
+         "  " + std::string(copies ? "unsigned" : "unsigned long long") + " formac_n = 0;\n";
+    count = "const int formac_b = " + bin + ";\n"
+            "if (formac_b != formac_run) {\n"
+            "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
+            "  formac_run = formac_b;\n"
+            "  formac_n = 0;\n"
+            "}\n"
+            "++formac_n;\n";
+  }
+  std::string T = scalarCType(elem);
+  FlatReads f = flatReads(r);
+  if (f.per) {
+    std::string per = str(f.per), group = str(2 * 32 * f.per);
+    t += "  /* Point-wise: groups of 2 x 32 x " + per + " points, a warp each, " + per +
+         " points a lane a load (16 bytes of the widest input) while every input is aligned; the rest one by one. */\n"
+         "  const int formac_j = (int)(threadIdx.x % 32);\n"
+         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / 32);\n"
+         "  const long long formac_groups = " + reduce_flat::aligned(r, f) + " ? formac_len / " + group + " : 0;\n"
+         "  for (long long formac_g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; formac_g < formac_groups; "
+         "formac_g += formac_warps) {\n" +
+         reduce_flat::loads(r, f, 2, "(formac_g * 64 + formac_j) * " + per, "    ") +
          "#pragma unroll\n"
-         "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n"
-         "      const " + T + " formac_x = formac_e[formac_u];\n" + indent(count, "      ") + "    }\n  }\n"
-         "  const long long formac_rest = formac_len - formac_vectors * " + per + ";  /* the head and the tail */\n"
-         "  for (long long formac_i = formac_t; formac_i < formac_rest; formac_i += formac_threads) {\n"
-         "    const " + T + " formac_x = formac_p[formac_i < formac_head ? formac_i : formac_i + formac_vectors * " + per + "];\n" +
-         indent(count, "    ") + "  }\n";
+         "    for (int formac_half = 0; formac_half < 2; ++formac_half) {\n" + reduce_flat::unpack(r, f, "formac_half", "      ") +
+         "#pragma unroll\n"
+         "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+         reduce_flat::value(r, true, "        ") + "        const " + T + " formac_x = formac_v;\n" +
+         indent(count, "        ") + "      }\n    }\n  }\n"
+         "  for (long long formac_k = formac_groups * " + group +
+         " + (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_k < formac_len;\n"
+         "       formac_k += (long long)gridDim.x * blockDim.x) {\n" +
+         reduce_flat::value(r, false, "    ") + "    const " + T + " formac_x = formac_v;\n" + indent(count, "    ") + "  }\n";
   } else {
     t += eachPoint(r, "", "if (formac_in) {\n" + indent(count, "  ") + "}\n");
   }
-  t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
+  if (copies != 32) t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
   if (copies)
     t += "  __syncthreads();\n"
          "  for (int formac_b = (int)threadIdx.x; formac_b < " + B + "; formac_b += (int)blockDim.x) {\n"
-         "    unsigned long long formac_s = 0;\n"
-         "    for (int formac_w = 0; formac_w < " + C + "; ++formac_w) formac_s += formac_h[formac_w * " + B + " + formac_b];\n"
+         "    unsigned long long formac_s = 0;\n" +
+         (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
+                         "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += formac_h[formac_b * 32 + (formac_w + formac_b) % 32];\n"
+                       : "    for (int formac_w = 0; formac_w < " + C + "; ++formac_w) formac_s += formac_h[formac_w * " + B + " + formac_b];\n") +
          "    if (formac_s) atomicAdd(formac_out + formac_b, formac_s);\n"
          "  }\n";
   return t + "}\n\n";
@@ -215,9 +241,10 @@ std::string histogramKernels(const ReduceCuda& r) {
 HostStep histogramSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   const ir::Reduction& red = r.stage->reduction;
   std::vector<HostStep> t;
-  Sizes z = hostSizes(r, s, t);
+  Sizes z = hostSizes(r, s, t, histogramBlocksPerSm(red.bins));
   t.push_back(hmemset(resultOf(r), hc(8 * red.bins)));
-  if (smallTable(elementOf(*r.stage)))
+  bool every = false;
+  if (smallTable(elementOf(*r.stage)) && shiftBin(elementOf(*r.stage), red, &every).empty())
     t.push_back(hlaunch(rc::plainKernel(s, r.name + "_table"), hc(256), {scratchAt(r, hc(0), "int*")}));
   t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_hist", hval(z.blocks),
                                                       {resultOf(r, "unsigned long long*"), scratchAt(r, hc(0), "const int*")})}));

@@ -110,6 +110,26 @@ t = topk(g, 100);
 return h, w, t;
 )", r3));
 
+  // Point-wise inputs (CUDA: 16 bytes a lane; ReduceFlat_CUDA.h): two
+  // producers of different widths, a comparison, 8-bit histograms whose bins
+  // are a shift (every value counted, or a range checked) and a table.
+  out.push_back(make("reduce_pointwise", R"(stencil mix(vector#2 float X, vector#2 int8 Y) { return X * 0.5f + Y; }
+stencil above(vector#2 float X) { return X > 0.25f ? 1 : 0; }
+stencil half(vector#2 int8 Y) { return cast<int8>(Y / 2); }
+stencil hundred(vector#2 float X) { return cast<int16>(X * 100.0f); }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 bytes[M,N];
+s = sum(mix(img, bytes));
+m = min(mix(img, bytes));
+n = count(above(img));
+h_all = histogram(bytes, 256, 0, 256);
+h_shift = histogram(half(bytes), 32, 16, 80);
+h_words = histogram(hundred(img), 64, -256, 256);
+h_mix = histogram(mix(img, bytes), 100, 0, 300);
+return s, m, n, h_all, h_shift, h_words, h_mix;
+)", {{13, 17}, {1, 1}, {0, 3}, {64, 64}, {70, 130}, {3, 2049}, {30, 4099}, {70, 4099}}));
+
   // Floating sums of more than 2048 chunks: the partials' rule has a level
   // of its own.
   for (const char* t : {"float", "double"})

@@ -402,9 +402,10 @@ return half(m);
   EXPECT_EQ(ownPointReads(p, "half(m)"), (std::vector<bool>{false}));
 }
 
-// A reduction is a group of its own; its CUDA combines on the device (a warp
-// per chunk, then the partials level by level) and the value reaches the
-// stencil that reads it without a copy to the host.
+// A reduction is a group of its own; its CUDA combines on the device (one
+// kernel: a warp per chunk, then its last block combines the partials level
+// by level) and the value reaches the stencil that reads it without a copy
+// to the host.
 TEST(FusionPlan, CudaReductionsStayOnTheDevice) {
   ir::Pipeline p = compileText("red.idsl", R"(stencil scale(vector#2 float X, float m) { return X / m; }
 parameter M, N;
@@ -416,8 +417,11 @@ return scale(img:mirror, m), rows;
   codegen::CudaOptions o;
   o.kernelName = "k";
   std::string cu = codegen::generateCuda(p, o).source;
-  EXPECT_EQ(occurrences(cu, "__global__ void __launch_bounds__(256) k_stage1_m_chunks("), 1u);
-  EXPECT_EQ(occurrences(cu, "k_stage1_m_level<<<"), 1u);
+  EXPECT_EQ(occurrences(cu, "__global__ void __launch_bounds__(256, 4) k_stage1_m_chunks("), 1u);
+  EXPECT_EQ(occurrences(cu, "k_stage1_m_chunks<int><<<"), 1u);
+  EXPECT_EQ(occurrences(cu, "formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;"), 1u);
+  // max(img) reads its image at each point: 16 bytes a lane.
+  EXPECT_EQ(occurrences(cu, "__ldg((const uint4*)(img + formac_at + formac_b * 128))"), 1u);
   EXPECT_EQ(occurrences(cu, "k_stage2_rows_2_combine<<<"), 1u);
   EXPECT_GE(occurrences(cu, "__shfl_down_sync(0xffffffffu, formac_acc, formac_s)"), 2u);
   size_t begin = cu.find("static int k_enqueue("), end = cu.find("\n}\n", begin);
@@ -425,7 +429,8 @@ return scale(img:mirror, m), rows;
   std::string enqueue = cu.substr(begin, end - begin);
   EXPECT_EQ(enqueue.find("DeviceToHost"), std::string::npos) << enqueue;
   EXPECT_EQ(enqueue.find("Synchronize"), std::string::npos) << enqueue;
-  EXPECT_LT(enqueue.find("k_stage1_m_result<<<"), enqueue.find("k_stage3_"));
+  EXPECT_EQ(enqueue.find("_level"), std::string::npos) << enqueue;
+  EXPECT_LT(enqueue.find("k_stage1_m_chunks<int><<<"), enqueue.find("k_stage3_"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // all in one run, after checking that the results agree (README.md).
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #ifdef BENCH_NPP
 #include <npp.h>
@@ -32,10 +33,20 @@
 #include "hist_grad8.h"
 #endif
 
+// where and topk (the Python peer of topk: peers_reduce.py).
+#if __has_include("where_f32.h") && __has_include("topk_f32.h")
+#define BENCH_SELECT 1
+#include "topk_f32.h"
+#include "where_f32.h"
+#endif
+
 #include "bench_timing.h"
 
 struct ToDouble {
   __host__ __device__ double operator()(float x) const { return x; }
+};
+struct AboveHalfFlag {
+  __host__ __device__ bool operator()(float x) const { return x > 0.5f; }
 };
 struct AboveHalf {
   __host__ __device__ long long operator()(float x) const { return x > 0.5f ? 1 : 0; }
@@ -111,6 +122,18 @@ int main(int argc, char** argv) {
   cub::DeviceReduce::Max(nullptr, t, img, dmax, (int)pts); need = std::max(need, t);
   cub::DeviceReduce::Sum(nullptr, t, above, cnt, (int)pts); need = std::max(need, t);
   cub::DeviceHistogram::HistogramEven(nullptr, t, img8, cubhist32, 257, 0, 256, (int)pts); need = std::max(need, t);
+#ifdef BENCH_SELECT
+  // where: all the indices of x > 0.5 (K = 8192², so every one at the default size), CUB's and formac's.
+  const long long whereK = 67108864;
+  long long *cubwhere, *fwhere, *ftop, *nsel;
+  CK(cudaMalloc(&cubwhere, pts * sizeof(long long)));
+  CK(cudaMalloc(&fwhere, whereK * sizeof(long long)));
+  CK(cudaMalloc(&ftop, 1000 * sizeof(long long)));
+  CK(cudaMalloc(&nsel, sizeof(long long)));
+  thrust::counting_iterator<long long> indices(0);
+  auto flags = thrust::make_transform_iterator((const float*)img, AboveHalfFlag());
+  cub::DeviceSelect::Flagged(nullptr, t, indices, flags, cubwhere, nsel, (int)pts); need = std::max(need, t);
+#endif
   void* scratch;
   CK(cudaMalloc(&scratch, need));
 
@@ -127,6 +150,14 @@ int main(int argc, char** argv) {
   auto* ws_blur = blur_create(n, n);
   auto* ws_sb = sum_blur_create(n, n);
   auto* ws_g8 = grad8_create(n, n);
+#ifdef BENCH_SELECT
+  auto* ws_wh = where_f32_create(n, n);
+  auto* ws_tk = topk_f32_create(n, n);
+  if (!ws_wh || !ws_tk) {
+    std::fprintf(stderr, "a formac workspace could not be made (where, topk)\n");
+    return 1;
+  }
+#endif
   if (!ws_sum || !ws_max || !ws_cnt || !ws_h8 || !ws_blur || !ws_sb || !ws_g8 || !ws_hg) {
     std::fprintf(stderr, "a formac workspace could not be made\n");
     return 1;
@@ -182,6 +213,38 @@ int main(int argc, char** argv) {
     expect(same, "histogram of the gradient");
 #endif
   }
+
+#ifdef BENCH_SELECT
+  {
+    // where: formac's first K indices equal CUB's, then -1.
+    long long count;
+    cub::DeviceSelect::Flagged(scratch, need, indices, flags, cubwhere, nsel, (int)pts);
+    CK(cudaMemcpy(&count, nsel, 8, cudaMemcpyDeviceToHost));
+    where_f32_run(ws_wh, img, fwhere);
+    std::vector<long long> fw(whereK), cw(count);
+    CK(cudaMemcpy(fw.data(), fwhere, whereK * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(cw.data(), cubwhere, count * 8, cudaMemcpyDeviceToHost));
+    bool same = true;
+    for (long long i = 0; i < whereK; i++) same = same && fw[i] == (i < count ? cw[i] : -1);
+    expect(same, "where");
+    // topk: the 1000 largest (value descending, then index ascending), from the host's values.
+    topk_f32_run(ws_tk, img, ftop);
+    std::vector<long long> ft(1000);
+    CK(cudaMemcpy(ft.data(), ftop, 1000 * 8, cudaMemcpyDeviceToHost));
+    std::vector<float> v(hf);
+    std::nth_element(v.begin(), v.begin() + 999, v.end(), std::greater<float>());
+    const float kth = v[999];
+    std::vector<std::pair<float, long long>> best;
+    for (size_t i = 0; i < pts; i++)
+      if (hf[i] >= kth) best.push_back({hf[i], (long long)i});
+    std::sort(best.begin(), best.end(), [](const std::pair<float, long long>& a, const std::pair<float, long long>& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    same = best.size() >= 1000;
+    for (int i = 0; same && i < 1000; i++) same = ft[i] == best[i].second;
+    expect(same, "topk");
+  }
+#endif
 
   // ---- timings
   g_copy = median_ms([&] { CK(cudaMemcpyAsync(copy, img, pts * 4, cudaMemcpyDeviceToDevice, 0)); });
@@ -242,6 +305,15 @@ int main(int argc, char** argv) {
   row("histogram of a gradient", "formac gradient stored + CUB HistogramEven", cub, cub);
   row("histogram of a gradient", "formac histogram(grad(img)) fused",
       median_ms([&] { hist_grad8_run(ws_hg, img8, hist); }), cub);
+#endif
+
+#ifdef BENCH_SELECT
+  cub = median_ms([&] { cub::DeviceSelect::Flagged(scratch, need, indices, flags, cubwhere, nsel, (int)pts); });
+  row("where x > 0.5 (every index)", "CUB DeviceSelect::Flagged", cub, cub);
+  row("where x > 0.5 (every index)", "formac where(above(img), 8192^2)", median_ms([&] { where_f32_run(ws_wh, img, fwhere); }),
+      cub);
+  row("topk 1000 of a float image", "formac topk (torch.topk: peers_reduce.py)",
+      median_ms([&] { topk_f32_run(ws_tk, img, ftop); }), 0);
 #endif
 
   char date[32];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gpu/reduce/run.sh — formac's reductions against CUB and NPP (README.md).
+# bench/gpu/reduce/run.sh — formac's reductions against CUB, NPP and torch (README.md).
 #   bash bench/gpu/reduce/run.sh prepare   # here: generate the CUDA into .bench-gpu/reduce
 #   bash bench/gpu/reduce/run.sh device    # on the GPU machine, .bench-gpu carried: build and run
 set -euo pipefail
@@ -15,7 +15,7 @@ case "${1:-}" in
       "$FORMAC" "$f" -w --print-cuda --kernel-name "$n" --cuda-output "$B/$n.cu" --header-file "$B/$n.h" ||
         { echo "(left out: $n)"; rm -f "$B/$n.cu" "$B/$n.h"; }
     done
-    cp "$here/../bench_timing.h" "$here/bench_reduce.cu" "$B/"
+    cp "$here/../bench_timing.h" "$here/bench_reduce.cu" "$here/peers_reduce.py" "$B/"
     nvcc -arch=sm_90 -O3 -std=c++17 -I"$B" -c "$B/bench_reduce.cu" -o /dev/null
     echo "prepared $B"
     ;;
@@ -28,6 +28,7 @@ case "${1:-}" in
     nvcc -arch=sm_90 -O3 -std=c++17 -I. *.cu -o bench_reduce "${npp[@]}" ||
       { echo "(built without NPP: it did not compile)"; nvcc -arch=sm_90 -O3 -std=c++17 -I. *.cu -o bench_reduce; }
     ./bench_reduce "$@"
+    python3 peers_reduce.py "$@" || echo "(the Python peers did not run)"
     ;;
   *) echo "usage: run.sh prepare|device [--size N] [--reps R]" >&2; exit 2 ;;
 esac
