@@ -6,7 +6,7 @@
 # prepare: FORMAC=path (default build/formac, built if missing), ZOO=dir (default bench/zoo),
 #   SIZE=S (default 8192: zoo.txt's S), ONLY=a,b (those programs), JOBS=n (parallel nvcc here, default 1:
 #   the nvcc times recorded here are then one compile at a time).
-# device: RUN_OPTS (e.g. "--reps 50 --no-c") go to each program's driver; writes the logs and zoo_table.md
+# device: ONLY=a,b (those programs), RUN_OPTS (e.g. "--reps 50 --no-c") go to each program's driver; writes the logs and zoo_table.md
 #   to $OUT (else .bench-gpu/zoo/out).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,11 +57,20 @@ build_one() {
   [ "$status" = ok ] || { tail -20 zf_nvcc.log zu_nvcc.log link.log 2>/dev/null | sed 's/^/     /'; }
 }
 
+# The program folders, those of $ONLY (a,b) when set.
+programs() {
+  local d
+  for d in "$B"/programs/*/; do
+    d="${d%/}"
+    [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *",$(basename "$d"),"* ]] && echo "$d"
+  done
+}
+
 build_all() {  # TAG JOBS
   "${NV[@]}" -I"$here" -I"$here/.." -Xcompiler -fopenmp -c "$here/zoo_driver.cu" -o "$B/zoo_driver.o" ||
     { echo "run.sh: zoo_driver.cu failed to compile" >&2; exit 1; }
   local dirs=()
-  for d in "$B"/programs/*/; do [ -f "$d/SKIP" ] || dirs+=("${d%/}"); done
+  for d in $(programs); do [ -f "$d/SKIP" ] || dirs+=("$d"); done
   printf '%s\n' "${dirs[@]}" | xargs -P "$2" -I{} bash "$here/run.sh" build-one {} "$1"
 }
 
@@ -87,7 +96,7 @@ case "${1:-}" in
       export NVCC_TIMEOUT="${NVCC_TIMEOUT:-3600}"  # a shared machine: only the device's limit matters
       build_all here "${JOBS:-1}"
       echo "== formac's C against the evaluator at zoo.txt's test sizes (the glue and the inputs' formula)"
-      for d in "$B"/programs/*/; do
+      for d in $(programs); do
         n="$(basename "$d")"
         [ -x "$d/zoo_$n" ] || continue
         (cd "$d" && "./zoo_$n" --dir . --cpu-only | sed -n 's/^   test sizes: /   '"$n"': /p; /MISMATCH/p') || failed="${failed:-} $n"
@@ -110,8 +119,7 @@ case "${1:-}" in
     echo "   built in $(since "$t") s"
     : > "$OUTDIR/rows.txt"
     rc=0
-    for d in "$B"/programs/*/; do
-      d="${d%/}"
+    for d in $(programs); do
       n="$(basename "$d")"
       if [ -f "$d/SKIP" ]; then
         echo "ZOO_ROW|$n|-|-|-|-|-|-|skipped: $(cat "$d/SKIP")|-" >> "$OUTDIR/rows.txt"
