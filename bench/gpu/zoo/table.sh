@@ -31,9 +31,11 @@ rows="$1" programs="$2"
   }
   END {
     print ""
-    if (n) printf "Geometric mean of fused / roofline over %d programs: **%.2f** (goal <= 1.3)", n, exp(logsum / n)
-    if (m) printf "; of --no-fuse / fused: %.2f", exp(logsp / m)
-    print "."
+    if (n) {
+      printf "Geometric mean of fused / roofline over %d programs: **%.2f** (goal <= 1.3)", n, exp(logsum / n)
+      if (m) printf "; of --no-fuse / fused: %.2f", exp(logsp / m)
+      print "."
+    } else print "No program was timed."
     print "Above 2.0 x the roofline:" (over == "" ? " none" : over) ". nvcc of the fused CUDA at 20 s or more on the device:" (slow == "" ? " none" : slow) "."
     print "Checks (fused = --no-fuse = C at the size shown, and = the evaluator at zoo.txt'"'"'s test sizes): " (bad == "" ? "all passed" : "FAILED or not run:" bad) "."
     if (bw) printf "Roofline: inputs read once and outputs written once at the device-to-device copy bandwidth measured in the same run (%s GB/s in the last program'"'"'s run).\n", bw
