@@ -1,6 +1,7 @@
 // The GPU benchmarks' shared timing (bench/gpu/{reduce,scan,canny_full}): CK
 // checks a CUDA call and exits with its message; median_ms times `fn` on the
-// default stream with CUDA events, after g_warmup untimed calls.
+// default stream with CUDA events, after g_warmup untimed calls; `before`, when
+// given, runs ahead of each timed call, outside the events (an L2 flush).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,7 +24,8 @@
 static int g_reps = 50, g_warmup = 5;
 
 // The median of `reps` calls of fn (g_reps when 0), each bracketed by events on the default stream.
-static inline double median_ms(const std::function<void()>& fn, int reps = 0) {
+static inline double median_ms(const std::function<void()>& fn, int reps = 0,
+                               const std::function<void()>& before = nullptr) {
   if (reps <= 0) reps = g_reps;
   for (int i = 0; i < g_warmup; i++) fn();
   CK(cudaDeviceSynchronize());
@@ -32,6 +34,7 @@ static inline double median_ms(const std::function<void()>& fn, int reps = 0) {
   CK(cudaEventCreate(&b));
   std::vector<double> ms;
   for (int r = 0; r < reps; r++) {
+    if (before) before();
     CK(cudaEventRecord(a, 0));
     fn();
     CK(cudaEventRecord(b, 0));
