@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/BoundText.h"
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedSlides_C.h"
 #include "codegen/InlineMembers.h"
@@ -181,8 +180,8 @@ class Emitter {
       t += "  const long long hi" + D + " = " + pieceLastIndex(lo, d) + ";\n";
       if (!fast) continue;
       // Folded: max(0, -1, 0, 1) is 1, min(M - 1, (M) - 1 - 1) is (M) - 2.
-      t += "  const long long fast_lo" + D + " = " + foldLower(pieceFirstIndex(lo, d), fastLowerBounds(lo, d)) + ";\n";
-      t += "  const long long fast_hi" + D + " = " + foldUpper(pieceLastIndex(lo, d), fastUpperBounds(lo, d)) + ";\n";
+      t += "  const long long fast_lo" + D + " = " + fastFirstIndex(lo, d) + ";\n";
+      t += "  const long long fast_hi" + D + " = " + fastLastIndex(lo, d) + ";\n";
     }
     return t;
   }

@@ -6,7 +6,6 @@
 #include <memory>
 #include <set>
 
-#include "codegen/BoundText.h"
 #include "codegen/CommonSubexpressions.h"
 #include "codegen/ExprPrinter.h"
 #include "ir/Edges.h"
@@ -262,6 +261,27 @@ static std::vector<std::string> termTexts(const std::vector<IndexTerm>& terms) {
 std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastLowerTerms(o, d)); }
 std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastUpperTerms(o, d)); }
 
+std::string fastFirstIndex(const LoopNestOptions& o, size_t d) {
+  long long start;
+  IndexBound b;
+  b.terms.push_back(ir::isConst(o.piece->axes[d].start, &start) && start >= 0
+                        ? sizeTerm(o.piece->validLo[d], o.names->param)
+                        : textTerm(pieceFirstIndex(o, d)));
+  for (const auto& t : fastLowerTerms(o, d)) b.terms.push_back(t);
+  return printLower(b);
+}
+
+std::string fastLastIndex(const LoopNestOptions& o, size_t d) {
+  const ir::PieceAxis& a = o.piece->axes[d];
+  long long start;
+  bool trivial = ir::isConst(a.start, &start) && start == 0 && a.step == 1 &&
+                 ir::sameSize(a.count, o.stage->extent[d], static_cast<int>(o.pipeline->params.size()));
+  IndexBound b;
+  b.terms.push_back(trivial ? sizeTerm(o.piece->validHi[d], o.names->param) : textTerm(pieceLastIndex(o, d)));
+  for (const auto& t : fastUpperTerms(o, d)) b.terms.push_back(t);
+  return printUpper(b);
+}
+
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
@@ -338,10 +358,8 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
     t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";
     t += in + "const long long hi" + std::to_string(d) + " = " + pieceLastIndex(o, d) + ";\n";
     if (anyMode) {
-      t += in + "const long long fast_lo" + std::to_string(d) + " = " +
-           foldLower(pieceFirstIndex(o, d), fastLowerBounds(o, d)) + ";\n";
-      t += in + "const long long fast_hi" + std::to_string(d) + " = " +
-           foldUpper(pieceLastIndex(o, d), fastUpperBounds(o, d)) + ";\n";
+      t += in + "const long long fast_lo" + std::to_string(d) + " = " + fastFirstIndex(o, d) + ";\n";
+      t += in + "const long long fast_hi" + std::to_string(d) + " = " + fastLastIndex(o, d) + ";\n";
     }
   }
   if (rank == 0) {

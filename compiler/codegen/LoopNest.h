@@ -86,6 +86,11 @@ std::vector<IndexTerm> fastLowerTerms(const LoopNestOptions& o, size_t d);
 std::vector<IndexTerm> fastUpperTerms(const LoopNestOptions& o, size_t d);
 std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d);
 std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d);
+// The first and last q along d where the piece is computed and every
+// boundary-mode read is in range, as C folded where the terms allow
+// (max(0, -1, 0, 1) is 1, min(M - 1, (M) - 1 - 1) is (M) - 2).
+std::string fastFirstIndex(const LoopNestOptions& o, size_t d);
+std::string fastLastIndex(const LoopNestOptions& o, size_t d);
 // The statements computing one point at lattice index (q0, q1, ...): lets,
 // then the store into the stage buffer.
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& indent);

@@ -127,10 +127,11 @@ int groupOperations(const ir::Pipeline& p, const FusionGroup& g) {
   return operations;
 }
 
-// "rank 2", "ranks 1 to 4".
+// "rank 2", "ranks 2, 3": the ranks a target fuses, for a stage turned away.
 std::string ranksText(const std::set<int>& ranks) {
-  if (ranks.size() == 1) return "rank " + std::to_string(*ranks.begin());
-  return "ranks " + std::to_string(*ranks.begin()) + " to " + std::to_string(*ranks.rbegin());
+  std::string t = ranks.size() == 1 ? "rank " : "ranks ";
+  for (int r : ranks) t += (r == *ranks.begin() ? "" : ", ") + std::to_string(r);
+  return t;
 }
 
 }  // namespace

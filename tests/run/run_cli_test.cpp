@@ -648,13 +648,11 @@ TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
   // 262144 points: the ticket reset (4 bytes), then 128 chunks, a warp each
   // (16 blocks of 256: every warp one chunk on 132 SMs); the last block
   // combines the partials and writes the value in the same launch.
-  // sat: along dimension 1, 512 lines of 64 runs, 4 lines a tile (128
-  // tiles of 256 threads), the counter reset (8 bytes); along dimension 0,
-  // 16 tiles of 32 columns x 8 tiles down (128 tiles of 32 x 8 threads),
-  // the counter and 512 columns x 15 groups' flags reset.
+  // sat: one pass over both dimensions, 128 x 128 tiles (16 of them, 16 x 16
+  // threads of 8 x 8 points each), after the reset of the tile counter and
+  // the row and column carries' flags (57352 bytes).
   std::vector<std::string> expected = {"memset 4\n", "_chunks", " grid 16 1 1 block 256 1 1 shared 0\n",
-                                       "memset 8\n", "_dim1", " grid 128 1 1 block 256 1 1 shared 0\n",
-                                       "memset 61448\n", "_dim0", " grid 128 1 1 block 32 8 1 shared 0\n"};
+                                       "memset 57352\n", "_sat01", " grid 16 1 1 block 16 16 1 shared 0\n"};
   size_t at = 0;
   for (const auto& e : expected) {
     size_t next = launches.find(e, at);
