@@ -9,6 +9,7 @@
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Scan_C.h"
+#include "codegen/Settle_C.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
@@ -20,7 +21,7 @@ class CGen {
  public:
   CGen(const passes::LoweredPipeline& l, const COptions& o)
       : p_(l.pipeline), o_(o), openmp_(l.target.openmp), n_(assignNames(p_, o.kernelName)),
-        groups_(l.groups) {}
+        groups_(l.groups), settle_(l.localFixpoints) {}
 
   GeneratedC run() {
     GeneratedC g;
@@ -96,6 +97,11 @@ class CGen {
     code << cpuPrelude();
     if (hasReductions()) code << reducePrelude("FORMAC_HELPER") << "\n";
     if (hasScans(p_)) code << scanPrelude("FORMAC_HELPER") << "\n";
+    for (const auto& [id, lf] : settle_)
+      if (lf.ok) {
+        code << settlePreludeC();
+        break;
+      }
     functions(code);
     code << workspace() << loopRoundsFunction() << entryPoint();
     std::string text = code.str();
@@ -114,6 +120,7 @@ class CGen {
         os << "/* The body of the 'do' loop over '" << s.loop->iterator << "' (line " << s.loop->loc.line
            << "), a pipeline of its own: " << o.kernelName << "_run computes one round. */\n"
            << generateC(*s.loop->body, o).source;
+        if (settles(s)) os << settleFunction(s).function;
       }
     for (size_t i = 0; i < groups_.size(); ++i) {
       const ir::Stage& sink = p_.stages[static_cast<size_t>(groups_[i].sink)];
@@ -122,6 +129,35 @@ class CGen {
       else if (sink.kind == ir::Stage::Scan) os << scanFunction(sink);
       else if (sink.kind != ir::Stage::LoopResult) os << stageFunction(sink);
     }
+  }
+  bool settles(const ir::Stage& s) const {
+    auto it = settle_.find(s.id);
+    return it != settle_.end() && it->second.ok;
+  }
+  SettleC settleFunction(const ir::Stage& s) const {
+    return settleFunctionC(*s.loop, settle_.at(s.id), loopKernel(s) + "_settle", openmp_);
+  }
+  // After round 1 of a monotone propagation: its fixed point in place
+  // (Settle_C.h), else back to round 1 and the rounds one by one.
+  std::string settleStep(const ir::Stage& s) const {
+    const ir::Loop& l = *s.loop;
+    std::vector<std::string> reads, params;
+    for (const auto& b : l.reads) reads.push_back(bufferExpr(b.outer));
+    for (size_t k = 0; k < n_.param.size(); ++k) params.push_back(size(ir::sizeParam(static_cast<int>(k))));
+    std::string args = "formac_prev0, " + bufferExpr(l.carried[0].outer);
+    for (const auto& a : settleFunction(s).arguments(reads, n_.scalar, params)) args += ", " + a;
+    return "      if (formac_settle && formac_rounds > 1) {  /* a monotone propagation: to its fixed point */\n"
+           "        long long formac_passes = 0;\n"
+           "        formac_settle = 0;\n"
+           "        if (!" + loopKernel(s) + "_settle(" + args + ", formac_rounds, &formac_passes)) {\n"
+           "          ws->" + loopRounds(s) + " += formac_passes;\n"
+           "          break;\n"
+           "        }\n"
+           "        formac_prev0 = " + bufferExpr(l.carried[0].outer) + ";  /* round 1 again, then one by one */\n"
+           "        formac_next0 = ws->" + loopBuffer(s, 0, 'a') + ";\n"
+           "        formac_round = -1;\n"
+           "        ws->" + loopRounds(s) + " = 0;\n"
+           "      }\n";
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
@@ -143,6 +179,7 @@ class CGen {
     std::string t = "  { /* do " + l.iterator + ": at most " + size(l.rounds) + " rounds, while the condition holds */\n"
                     "    const long long formac_rounds = " + size(l.rounds) + ";\n"
                     "    long long formac_round;\n";
+    if (settles(s)) t += "    int formac_settle = 1;\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
       std::string T = cType(p_.stages[static_cast<size_t>(l.carried[j].outer)].type), J = std::to_string(j);
       t += "    " + T + "* formac_prev" + J + " = " + bufferExpr(l.carried[j].outer) + ";\n"
@@ -171,7 +208,9 @@ class CGen {
            loopBuffer(s, static_cast<int>(j), 'b') + " : formac_prev" + J + ";\n"
            "        formac_prev" + J + " = formac_t;\n      }\n";
     }
-    t += "      if (!formac_cond) break;\n    }\n";
+    t += "      if (!formac_cond) break;\n";
+    if (settles(s)) t += settleStep(s);
+    t += "    }\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
       const ir::Stage& r = carriedResult(s, j);
       t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
@@ -533,6 +572,7 @@ class CGen {
   bool openmp_;
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
+  const std::map<int, passes::LocalFixpoint>& settle_;
   std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
 };
 

@@ -16,6 +16,12 @@ void fuseReductionsPass(LoweredPipeline& l) {
   if (l.target.fuse) fuseReductions(l.pipeline);
 }
 
+void proveLocalFixpointPass(LoweredPipeline& l) {
+  for (const auto& s : l.pipeline.stages)
+    if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0)
+      l.localFixpoints[s.id] = analyseLocalFixpoint(l.pipeline, s);
+}
+
 void planFusionPass(LoweredPipeline& l) {
   l.groups = planFusion(l.pipeline, l.target.fusionOptions(), &l.whyMaterialised);
   l.planned = true;
@@ -37,6 +43,10 @@ const std::vector<Pass>& passList() {
        "every computed stage is the sink of one group or a member of one, with its halo, the "
        "group's tile and which members are recomputed where they are read (seed 003)",
        planFusionPass},
+      {"prove-local-fixpoint",
+       "every do loop is marked as a monotone propagation, whose rounds may run to a local "
+       "fixed point inside tiles, or says why it is not one",
+       proveLocalFixpointPass},
   };
   return passes;
 }

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/Pipeline.h"
 #include "passes/FusionPlan.h"
+#include "passes/LocalFixpoint.h"
 #include "passes/Target.h"
 
 namespace formac::passes {
@@ -25,6 +27,9 @@ struct LoweredPipeline {
   // Per stage id: why a computed stage is stored in memory rather than fused
   // into a consumer's tiles ("" for fused members and inputs).
   std::vector<std::string> whyMaterialised;
+  // Per loop (the id of its first LoopResult stage): whether its rounds may
+  // iterate inside tiles to a local fixed point (LocalFixpoint.h), and why.
+  std::map<int, LocalFixpoint> localFixpoints;
 };
 
 struct Pass {

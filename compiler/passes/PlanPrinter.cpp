@@ -26,6 +26,9 @@ class PlanText {
       return os_.str();
     }
     for (size_t i = 0; i < l_.groups.size(); ++i) group(static_cast<int>(i), l_.groups[i]);
+    for (const auto& [id, lf] : l_.localFixpoints)
+      os_ << "loop over '" << stage(id).loop->iterator << "' (line " << stage(id).loop->loc.line << "): "
+          << (lf.ok ? "rounds to a local fixed point, " : "rounds one by one: ") << lf.why << "\n";
     return os_.str();
   }
 

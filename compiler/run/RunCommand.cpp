@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "codegen/StageFacts.h"
+#include "passes/LocalFixpoint.h"
 #include "run/ImageIO.h"
 #include "run/Pipeline.h"
 
@@ -193,9 +194,15 @@ int execute(const RunOptions& o) {
   if (o.verbose) {
     std::vector<long long> rounds = p.loopRounds();
     std::vector<const ir::Stage*> loops = codegen::loopsOf(p.pipeline());
-    for (size_t k = 0; k < rounds.size() && k < loops.size(); ++k)
+    for (size_t k = 0; k < rounds.size() && k < loops.size(); ++k) {
+      // The C code settles a monotone propagation (passes/LocalFixpoint.h):
+      // its count is round 1 and each exchange between bands after it.
+      bool settles = p.backend() == Backend::Jit && passes::analyseLocalFixpoint(p.pipeline(), *loops[k]).ok;
       verbose("do loop over '" + loops[k]->loop->iterator + "' (line " + std::to_string(loops[k]->loop->loc.line) +
-              "): " + std::to_string(rounds[k]) + " rounds, each a pass over its images");
+              "): " + std::to_string(rounds[k]) +
+              (settles ? " passes over the image (round 1, then its local fixed point in bands of rows)"
+                       : " rounds, each a pass over its images"));
+    }
   }
 
   auto t3 = Clock::now();

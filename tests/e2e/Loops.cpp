@@ -306,6 +306,116 @@ while (min(y<j>));
 return na<i>, nb<k>, nx<t>, ny<j>, blur(a<i>:mirror, y<j>:clamped), x<t>;
 )";
 
+// Monotone propagations (passes/LocalFixpoint.h): the C code runs round 1,
+// then settles the rest in place from worklists. No round counter (a second
+// carried image is not a propagation); the settled image must equal the
+// evaluator's rounds one by one, also when round 1 moves points both ways or
+// the limit R stops the rounds early (both run the rounds one by one).
+const char* const kDiffersInt8 = "stencil differs(vector#2 int8 A, vector#2 int8 B) { return A != B; }\n";
+
+// Canny's hysteresis, proved by trying the values {0, 1, 2}; R from 1 (no
+// settling) to the limit that stops it early, to enough.
+const std::string kSettleHysteresis = std::string(kDiffersInt8) + R"(stencil classify(vector#2 int8 X) { return cast<int8>(X > 200 ? 2 : (X > 100 ? 1 : 0)); }
+stencil grow(vector#2 int8 S) {
+  near = max(max(max(S@[-1,-1], S@[-1,0]), max(S@[-1,1], S@[0,-1])),
+             max(max(S@[0,1], S@[1,-1]), max(S@[1,0], S@[1,1])));
+  return cast<int8>(S + (S == 1) * (near == 2));
+}
+parameter M, N, R;
+vector#2 int8 img[M,N];
+s<0> = classify(img);
+do i = 1..R
+  s<i> = grow(s<i-1>:constant(0));
+  c<i> = differs(s<i>, s<i-1>);
+while (any(c<i>));
+return s<i>;
+)";
+const std::vector<std::vector<long long>> kSettleHysteresisRuns = {
+    {1, 1, 5}, {2, 3, 100000}, {37, 131, 100000}, {300, 200, 1000000}, {70, 130, 2},
+    {70, 130, 3}, {130, 70, 1}, {0, 5, 9}, {5, 7, 0}, {200, 9, 40}};
+
+// Geodesic dilation under the image (polarity), int16 with negative values,
+// a scalar, mirrored reads two points away. The limit is above the sum of
+// the changes (up to 65535 a point), so that the C code settles.
+const char* const kSettleGeodesic = R"(stencil seed(vector#2 int16 X, int16 t) { return cast<int16>(X > t ? X : -32768); }
+stencil spread(vector#2 int16 E, vector#2 int16 X) {
+  return cast<int16>(max(E, min(X, max(max(E@[-2,0], E@[1,0]), max(E@[0,-1], E@[0,2])))));
+}
+stencil differs(vector#2 int16 A, vector#2 int16 B) { return A != B; }
+parameter M, N;
+vector#2 int16 img[M,N];
+int16 t;
+e<0> = seed(img, t);
+do i = 1..2000000000
+  e<i> = spread(e<i-1>:mirror, img);
+  c<i> = differs(e<i>, e<i-1>);
+while (any(c<i>));
+return e<i>;
+)";
+
+// Reconstruction by erosion (fill holes): the rounds move down, uint16,
+// clamped reads.
+const char* const kSettleErode = R"(stencil marker(vector#2 uint16 X) { return cast<uint16>(X < 20000 ? X : 65535); }
+stencil erode(vector#2 uint16 E, vector#2 uint16 X) {
+  return cast<uint16>(max(min(min(E@[-1,0], E@[1,0]), min(min(E@[0,-1], E@[0,1]), E)), X));
+}
+stencil differs(vector#2 uint16 A, vector#2 uint16 B) { return A != B; }
+parameter M, N;
+vector#2 uint16 img[M,N];
+e<0> = marker(img);
+do i = 1..2000000000
+  e<i> = erode(e<i-1>:clamped, img);
+  c<i> = differs(e<i>, e<i-1>);
+while (any(c<i>));
+return e<i>;
+)";
+
+// Monotone, but round 1 moves points both ways (a local maximum falls): the
+// rounds run one by one.
+const char* const kSettleMixed = R"(stencil apart(vector#2 int S) { return max(S@[0,-1], S@[0,1]); }
+stencil differs(vector#2 int A, vector#2 int B) { return A != B; }
+parameter M, N, R;
+vector#2 int img[M,N];
+s<0> = img;
+do i = 1..R
+  s<i> = apart(s<i-1>:mirror);
+  c<i> = differs(s<i>, s<i-1>);
+while (any(c<i>));
+return s<i>;
+)";
+const std::vector<std::vector<long long>> kSettleMixedRuns = {{5, 7, 3}, {37, 131, 1000}, {13, 17, 2}, {1, 9, 50}};
+
+// The spiral of loop_spiral without its counter, as a monotone spread: the
+// fill must cross the C bands down and back up many times.
+const char* const kSettleSpiral = R"(stencil one(vector#2 float X) { return 1; }
+stencil spiral(vector#2 int Rows, vector#2 int Cols, int m, int n) {
+  r = Rows - 1;
+  c = Cols - 1;
+  k = min(min(r, c), min(m - 1 - r, n - 1 - c));
+  gap = r == k + 1 && c == k;
+  return k % 2 == 0 ? !gap : gap;
+}
+stencil seed(vector#2 int Rows, vector#2 int Cols) { return Rows == 1 && Cols == 1; }
+stencil grow(vector#2 int E, vector#2 int P) {
+  return max(E, min(P, max(max(E@[-1,0], E@[1,0]), max(E@[0,-1], E@[0,1]))));
+}
+stencil differs(vector#2 int A, vector#2 int B) { return A != B; }
+parameter M, N;
+vector#2 float img[M,N];
+o = one(img);
+rows = scan(o, 0, int);
+cols = scan(o, 1, int);
+m = max(rows);
+n = max(cols);
+path = spiral(rows, cols, m, n);
+e<0> = seed(rows, cols);
+do i = 1..100000
+  e<i> = grow(e<i-1>:constant(0), path);
+  c<i> = differs(e<i>, e<i-1>);
+while (any(c<i>));
+return e<i>;
+)";
+
 }  // namespace
 
 std::vector<ProgramCase> loopCases() {
@@ -322,6 +432,11 @@ std::vector<ProgramCase> loopCases() {
   out.push_back(make("loop_carried", kCarried, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {4, 0}}));
   out.push_back(make("loop_rank1", kRank1, {{1, 100}, {2, 100}, {37, 100}, {300, 400}, {4099, 3}, {0, 5}, {13, 0}}));
   out.push_back(make("loop_rank3", kRank3, {{1, 1, 1}, {2, 3, 4}, {5, 7, 3}, {9, 11, 10}, {0, 3, 4}, {3, 1, 70}}));
+  out.push_back(make("settle_hysteresis", kSettleHysteresis, kSettleHysteresisRuns));
+  out.push_back(make("settle_geodesic", kSettleGeodesic, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {260, 70}, {0, 5}}));
+  out.push_back(make("settle_erode", kSettleErode, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {150, 140}}));
+  out.push_back(make("settle_mixed", kSettleMixed, kSettleMixedRuns));
+  out.push_back(make("settle_spiral", kSettleSpiral, {{1, 1}, {2, 3}, {40, 40}, {23, 57}, {150, 9}, {0, 4}}));
   out.push_back(make("loop_conditions", kConditions, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {0, 3}}));
   return out;
 }

@@ -69,6 +69,28 @@ class LoopBuilder:
         return i
 
     # ------------------------------------------------------------ steps
+    def propagate(self, x, it):
+        """A monotone propagation (passes/LocalFixpoint.h, the C code settles
+        it): X grows to the largest neighbour, capped by an unchanging image
+        K, or the hysteresis step on values {0, 1, 2}."""
+        g, r, t = self.g, self.r, x.type
+        prev = '%s<%s-1>' % (x.name, it)
+        offs = ['@[%d,%d]' % (a, b) for a in (-2, -1, 0, 1, 2) for b in (-2, -1, 0, 1, 2) if (a, b) != (0, 0)]
+        near = 'X' + r.choice(offs)
+        for _ in range(r.choice([0, 1, 2, 3])):
+            near = 'max(%s, X%s)' % (near, r.choice(offs))
+        mode = r.choice([':clamped', ':mirror', ':extend', ':constant(0)', ':constant(1)'])
+        caps = [i for i in g.pool if i.struct is None and g.same_ext(i.ext, x.ext) and not getattr(i, 'round', False)]
+        if r.random() < 0.3 or not caps:
+            body = _cast(t, '(X == 1) * (%s == 2) + X' % near)
+            name = self.own_stencil('hy', ['vector#2 %s X' % t], body, t)
+            return '%s(%s%s)' % (name, prev, mode)
+        k = r.choice(caps)
+        k.uses += 1
+        body = _cast(t, 'max(X, min(cast<%s>(K), %s))' % (t, near))
+        name = self.own_stencil('pg', ['vector#2 %s X' % t, 'vector#2 %s K' % k.type], body, t)
+        return '%s(%s%s, %s)' % (name, prev, mode, k.text)
+
     def step(self, x, it):
         """The text of X<i>: a step from X<i-1> of the carried image's type."""
         g, r, t, rank = self.g, self.r, x.type, len(x.ext)
@@ -189,6 +211,32 @@ class LoopBuilder:
         return '%s(%s)' % (op, arg)
 
     # ------------------------------------------------------------ the loop
+    def build_propagation(self, it, start, src):
+        """`do` over one integer image, a monotone step, until nothing
+        changes: a limit far above the rounds (the C code settles it), or the
+        round parameter (small: round 1 then the rounds one by one)."""
+        g, r = self.g, self.r
+        last = ROUND_PARAM if r.random() < 0.3 else str(start - 1 + 1000000)
+        if last == ROUND_PARAM:
+            g.round_param = ROUND_PARAM
+        src.uses += 1
+        x = Carried(g.fresh('e', indexed=False), r.choice(['int8', 'int16', 'int']), list(src.ext))
+        init, _ = g.stencil_call(src, ret_cast=x.type, want_ext=src.ext)
+        if r.random() < 0.5:  # values {0, 1, 2}: hysteresis's
+            init = self.own_stencil('lv', ['vector#2 %s X' % src.type], _cast(x.type, 'X > 2 ? 2 : (X > 0 ? 1 : 0)'), x.type) + '(%s)' % src.text
+        g.lines.append('%s<%d> = %s;' % (x.name, start - 1, init))
+        g.lines.append('do %s = %d..%s' % (it, start, last))
+        g.loop_it = it
+        cur, prev = '%s<%s>' % (x.name, it), '%s<%s-1>' % (x.name, it)
+        g.lines.append('  %s = %s;' % (cur, self.propagate(x, it)))
+        c = self.changed('vector#2 %s' % x.type, cur, prev)
+        g.lines[-1] = '  ' + g.lines[-1]
+        g.loop_it = None
+        g.lines.append('while (any(%s));' % c)
+        out = self.image(cur, x.type, x.ext, round_local=False)
+        g.pool.append(out)
+        g.loop_outs.append(out)
+
     def build(self):
         g, r = self.g, self.r
         cands = [i for i in g.pool if i.struct is None]
@@ -200,6 +248,9 @@ class LoopBuilder:
         g.loop_iters.append(it)
         g.names_used.add(it)
         start = r.choice([1, 1, 1, 1, 2, 5])
+        settle = [i for i in cands if i.rank == 2] if r.random() < 0.25 else []
+        if settle:
+            return self.build_propagation(it, start, r.choice(settle))
         if r.random() < 0.35:
             g.round_param = ROUND_PARAM
             last = ROUND_PARAM

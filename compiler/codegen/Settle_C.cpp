@@ -1,0 +1,230 @@
+#include "codegen/Settle_C.h"
+
+#include <cctype>
+#include <set>
+
+#include "codegen/ExprPrinter.h"
+
+namespace formac::codegen {
+namespace {
+
+// Whether identifier `w` occurs in `text` as a whole word.
+bool usesWord(const std::string& text, const std::string& w) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at + 1))
+    if ((at == 0 || !ident(text[at - 1])) && (at + w.size() == text.size() || !ident(text[at + w.size()])))
+      return true;
+  return false;
+}
+
+// The points whose value reads (i, j), queued for band b: (i, j) minus each
+// tap, and near a border whose mode reads inside the image (clamped, extend,
+// mirror), every point within the reach (a reflected read of theirs may land on
+// (i, j)).
+std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& name) {
+  std::string t = "/* Queues the points that read (i, j) when it changes. */\n"
+                  "static int " + name + "_reach(formac_points* todo, long long b, long long i, long long j,\n"
+                  "    long long rows, long long cols, long long band) {\n"
+                  "  int failed = 0;\n";
+  for (const auto& o : lf.taps)
+    t += "  failed |= formac_settle_queue(todo, b, i - (" + std::to_string(o[0]) + "), j - (" + std::to_string(o[1]) +
+         "), rows, cols, band);\n";
+  if (lf.mode != BoundaryMode::Constant && lf.radius > 0) {
+    const std::string r = std::to_string(lf.radius);
+    t += "  if (i < " + r + " || j < " + r + " || i >= rows - " + r + " || j >= cols - " + r + ") {\n"
+         "    long long di, dj;\n"
+         "    for (di = -" + r + "; di <= " + r + "; ++di)\n"
+         "      for (dj = -" + r + "; dj <= " + r + "; ++dj) failed |= formac_settle_queue(todo, b, i + di, j + dj, rows, cols, band);\n"
+         "  }\n";
+  }
+  return t + "  return failed;\n}\n";
+}
+
+}  // namespace
+
+std::string settlePreludeC() {
+  return R"(/* A list of points (row-major indices) to recompute, for settled loops. */
+typedef struct {
+  long long *v, n, cap;
+} formac_points;
+static int formac_points_push(formac_points* l, long long p) {
+  if (l->n == l->cap) {
+    const long long cap = l->cap ? 2 * l->cap : 1024;
+    long long* v = (long long*)realloc(l->v, (size_t)cap * sizeof(long long));
+    if (!v) return 1;
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = p;
+  return 0;
+}
+/* Queues (i, j), if in the image, for the band that holds it, from band b:
+   todo[3q] is band q's own list, todo[3q+1] what the band above hands it,
+   todo[3q+2] what the band below hands it (each list has one writer). */
+static int formac_settle_queue(formac_points* todo, long long b, long long i, long long j, long long rows,
+                               long long cols, long long band) {
+  long long q;
+  if (i < 0 || i >= rows || j < 0 || j >= cols) return 0;
+  q = i / band;
+  return formac_points_push(&todo[3 * q + (q == b ? 0 : q > b ? 1 : 2)], i * cols + j);
+}
+static void formac_settle_free(formac_points* todo, long long lists) {
+  long long k;
+  for (k = 0; k < lists; ++k) free(todo[k].v);
+  free(todo);
+}
+
+)";
+}
+
+std::vector<std::string> SettleC::arguments(const std::vector<std::string>& r, const std::vector<std::string>& s,
+                                            const std::vector<std::string>& p) const {
+  std::vector<std::string> a;
+  for (int k : reads) a.push_back(r[static_cast<size_t>(k)]);
+  for (int k : scalars) a.push_back(s[static_cast<size_t>(k)]);
+  for (int k : params) a.push_back(p[static_cast<size_t>(k)]);
+  return a;
+}
+
+SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name, bool openmp) {
+  const ir::Pipeline& body = *loop.body;
+  const Names bn = assignNames(body, name);
+  const ir::Stage& x = body.stages[static_cast<size_t>(lf.carried)];
+  const std::string T = cType(x.type);
+  const ir::Piece& pc = body.stages[static_cast<size_t>(lf.next)].pieces[0];
+
+  ExprContext ctx;
+  ctx.pipeline = &body;
+  ctx.params = bn.param;
+  ctx.q = {"formac_i", "formac_j"};
+  ctx.checked = true;
+  ctx.extent = [&](int id, int d) {
+    return "(" + ir::printSize(body.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(d)], bn.param) + ")";
+  };
+  ctx.buffer = [&](int id) { return id == lf.carried ? std::string("formac_x") : bn.stage[static_cast<size_t>(id)]; };
+  ctx.scalar = [&](int i) { return bn.scalar[static_cast<size_t>(i)]; };
+  std::string value;
+  std::set<std::string> taken;
+  for (const auto& l : pc.body.lets) {
+    std::string n = "v_" + cIdentifier(l.name);
+    for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
+    value += "      const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
+    ctx.lets.push_back(n);
+  }
+  value += "      const " + T + " formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  const std::string rows = ctx.extent(lf.carried, 0), cols = ctx.extent(lf.carried, 1);
+
+  // What the function takes besides x and x0: only what its text uses.
+  SettleC s;
+  std::string params;
+  for (size_t k = 0; k < loop.reads.size(); ++k) {
+    const std::string& n = bn.stage[static_cast<size_t>(loop.reads[k].inner)];
+    if (!usesWord(value, n)) continue;
+    s.reads.push_back(static_cast<int>(k));
+    params += ", const " + cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type) + "* " + n;
+  }
+  for (size_t k = 0; k < body.scalars.size(); ++k) {
+    if (!usesWord(value, bn.scalar[k])) continue;
+    s.scalars.push_back(static_cast<int>(k));
+    params += std::string(", ") + scalarCType(body.scalars[k].type) + " " + bn.scalar[k];
+  }
+  for (size_t k = 0; k < bn.param.size(); ++k) {
+    if (!usesWord(value + rows + cols, bn.param[k])) continue;
+    s.params.push_back(static_cast<int>(k));
+    params += ", long long " + bn.param[k];
+  }
+  const std::string band = std::to_string(std::max(64, lf.radius));
+  const std::string pragma = [&](const std::string& clause) {
+    return openmp ? "  FORMAC_PRAGMA(omp parallel for " + clause + ")\n" : std::string();
+  }("reduction(|:formac_up, formac_down, formac_failed) reduction(+:formac_moved) schedule(static)");
+  const std::string phasePragma =
+      openmp ? "      FORMAC_PRAGMA(omp parallel for reduction(|:formac_failed) reduction(+:formac_moved) schedule(dynamic, 1))\n"
+             : "";
+  const std::string args = "formac_x" + [&] {
+    std::string a;
+    for (int k : s.reads) a += ", " + bn.stage[static_cast<size_t>(loop.reads[static_cast<size_t>(k)].inner)];
+    for (int k : s.scalars) a += ", " + bn.scalar[static_cast<size_t>(k)];
+    for (int k : s.params) a += ", " + bn.param[static_cast<size_t>(k)];
+    return a;
+  }();
+
+  s.function = reachFunction(lf, name) +
+      "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"
+      "   where it changes queues the points that read it. */\n"
+      "static int " + name + "_band(" + T + "* formac_x" + params + ",\n"
+      "    formac_points* formac_todo, long long formac_b, long long formac_band, unsigned long long* formac_moved) {\n"
+      "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
+      "  formac_points* formac_own = &formac_todo[3 * formac_b];\n"
+      "  long long formac_k, formac_side;\n"
+      "  for (formac_side = 1; formac_side <= 2; ++formac_side) {  /* what the bands around handed it */\n"
+      "    formac_points* formac_in = &formac_todo[3 * formac_b + formac_side];\n"
+      "    for (formac_k = 0; formac_k < formac_in->n; ++formac_k)\n"
+      "      if (formac_points_push(formac_own, formac_in->v[formac_k])) return 1;\n"
+      "    formac_in->n = 0;\n"
+      "  }\n"
+      "  while (formac_own->n) {\n"
+      "    const long long formac_p = formac_own->v[--formac_own->n];\n"
+      "    const long long formac_i = formac_p / formac_cols, formac_j = formac_p % formac_cols;\n"
+      "    {\n" + value +
+      "      if (formac_v != formac_x[formac_p]) {\n"
+      "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
+      "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n"
+      "        formac_x[formac_p] = formac_v;\n"
+      "        if (" + name + "_reach(formac_todo, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "  return 0;\n"
+      "}\n"
+      "/* The do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) + ") from round 1's\n"
+      "   image x (x0 before it) to its fixed point, in place: " + lf.why + ".\n"
+      "   0: x holds the loop's result (passes/LocalFixpoint.h says why it is the\n"
+      "   same); 1: run the rounds one by one (round 1 moved points both ways, the\n"
+      "   rounds the loop needs may exceed `limit`, or memory ran out). */\n"
+      "static int " + name + "(" + T + "* formac_x, const " + T + "* formac_x0" + params +
+      ", long long formac_limit, long long* formac_passes) {\n"
+      "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ", formac_band = " + band + ";\n"
+      "  const long long formac_bands = (formac_rows + formac_band - 1) / formac_band;\n"
+      "  formac_points* formac_todo = (formac_points*)calloc((size_t)(3 * formac_bands), sizeof(formac_points));\n"
+      "  unsigned long long formac_moved = 0;  /* the sum of |x - x0|: bounds the rounds */\n"
+      "  int formac_up = 0, formac_down = 0, formac_failed = 0;\n"
+      "  long long formac_b;\n"
+      "  if (!formac_todo) return 1;\n"
+      "  /* Round 1's changes: their direction, their size, and the points that read them. */\n" + pragma +
+      "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
+      "    const long long formac_end = formac_b * formac_band + formac_band < formac_rows ? formac_b * formac_band + formac_band : formac_rows;\n"
+      "    long long formac_i, formac_j;\n"
+      "    for (formac_i = formac_b * formac_band; formac_i < formac_end; ++formac_i)\n"
+      "      for (formac_j = 0; formac_j < formac_cols; ++formac_j) {\n"
+      "        const long long formac_p = formac_i * formac_cols + formac_j;\n"
+      "        if (formac_x[formac_p] == formac_x0[formac_p]) continue;\n"
+      "        if (formac_x[formac_p] > formac_x0[formac_p]) {\n"
+      "          formac_up = 1;\n"
+      "          formac_moved += (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_x0[formac_p];\n"
+      "        } else {\n"
+      "          formac_down = 1;\n"
+      "          formac_moved += (unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p];\n"
+      "        }\n"
+      "        formac_failed |= " + name + "_reach(formac_todo, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
+      "      }\n"
+      "  }\n"
+      "  while (!formac_failed && !(formac_up && formac_down) && formac_moved <= (unsigned long long)formac_limit) {\n"
+      "    int formac_queued = 0, formac_parity;\n"
+      "    for (formac_b = 0; formac_b < 3 * formac_bands; ++formac_b) formac_queued |= formac_todo[formac_b].n > 0;\n"
+      "    if (!formac_queued) {\n"
+      "      formac_settle_free(formac_todo, 3 * formac_bands);\n"
+      "      return 0;\n"
+      "    }\n"
+      "    ++*formac_passes;\n"
+      "    for (formac_parity = 0; formac_parity < 2; ++formac_parity) {\n" + phasePragma +
+      "      for (formac_b = formac_parity; formac_b < formac_bands; formac_b += 2)\n"
+      "        formac_failed |= " + name + "_band(" + args + ", formac_todo, formac_b, formac_band, &formac_moved);\n"
+      "    }\n"
+      "  }\n"
+      "  formac_settle_free(formac_todo, 3 * formac_bands);\n"
+      "  return 1;\n"
+      "}\n\n";
+  return s;
+}
+
+}  // namespace formac::codegen

@@ -1,0 +1,38 @@
+// Settle_C: the C of a `do` loop that is a monotone propagation
+// (passes/LocalFixpoint.h): after round 1, the rounds run to their fixed point
+// in place, point by point, from worklists.
+//
+// The image is cut into bands of rows. Round 1's changes queue the points
+// that read them; then the bands of one parity at a time (their neighbours
+// idle, so no point is written while another thread reads it) pop points,
+// recompute them with the loop's body and, where a value changes, queue the
+// points that read it: in the band's own list, or in the list the band above
+// or below is handed. Rounds of exchange repeat until no list holds a point.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+#include "passes/LocalFixpoint.h"
+
+namespace formac::codegen {
+
+// The worklist type and its helpers, once per file that settles a loop.
+std::string settlePreludeC();
+
+struct SettleC {
+  std::string function;  // the static functions
+  // The call's arguments after x and x0, given the outer names of the loop's
+  // reads (in Loop::reads order), scalars and parameters (by index).
+  std::vector<std::string> arguments(const std::vector<std::string>& reads, const std::vector<std::string>& scalars,
+                                     const std::vector<std::string>& params) const;
+  std::vector<int> reads, scalars, params;  // which ones the function takes
+};
+
+// `name`(x, x0, <arguments>, limit, &passes): 0 with the fixed point in x,
+// or 1 (run the rounds one by one instead).
+SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name, bool openmp);
+
+}  // namespace formac::codegen
