@@ -11,6 +11,7 @@
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Loop_CUDA.h"
+#include "codegen/Settle_CUDA.h"
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Reduce_CUDA.h"
@@ -32,7 +33,7 @@ class CudaGen {
  public:
   CudaGen(const passes::LoweredPipeline& l, const CudaOptions& o)
       : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups),
-        program_{&p_, &n_, &groups_, o.kernelName} {}
+        settle_(l.localFixpoints), program_{&p_, &n_, &groups_, o.kernelName} {}
 
   GeneratedCuda run() {
     GeneratedCuda g;
@@ -116,6 +117,11 @@ class CudaGen {
          << "      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {\n"
          << "    cudaGetLastError();\n    return 0;\n  }\n  return sms;\n}\n\n";
     if (!loops().empty()) os << loopPreludeCuda();
+    for (const ir::Stage* s : loops())
+      if (loopRequest(*s).settle) {
+        os << settlePreludeCuda();
+        break;
+      }
     os << loopBodies() << kernels() << workspace() << entryPoint();
     return os.str();
   }
@@ -321,6 +327,8 @@ class CudaGen {
     for (const auto& b : s.loop->carried) l.initial.push_back(deviceBuffer(b.outer));
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));
     for (size_t j = 0; j < s.loop->carried.size(); ++j) l.results.push_back(deviceBuffer(s.id + static_cast<int>(j)));
+    auto lf = settle_.find(s.id);
+    if (lf != settle_.end() && lf->second.ok) l.settle = &lf->second;
     return l;
   }
   // NAME_loop_rounds (StageFacts.h): the device's counters, after the stream's work.
@@ -344,6 +352,8 @@ class CudaGen {
       t += "/* The body of the 'do' loop over '" + s->loop->iterator + "' (line " + std::to_string(s->loop->loc.line) +
            "), a pipeline of its own: " + o.kernelName + "_enqueue enqueues one round. */\n" +
            generateCuda(*s->loop->body, o).source;
+      if (const passes::LocalFixpoint* lf = loopRequest(*s).settle)
+        t += settleKernelCuda(*s->loop, *lf, o.kernelName + "_settle").kernel;
     }
     return t;
   }
@@ -610,6 +620,7 @@ class CudaGen {
   const CudaOptions& o_;
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
+  const std::map<int, passes::LocalFixpoint>& settle_;
   CudaProgram program_;
   LaunchSchedule schedule_;  // schedule(): built once
   bool scheduled_ = false;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/Settle_CUDA.h"
 #include "codegen/StageFacts.h"
 
 namespace formac::codegen {
@@ -69,6 +70,27 @@ std::vector<Captured> captured(const LoopCuda& l) {
   return v;
 }
 
+// The settling kernel's grid: a block per tile (at least one, so that the
+// graph's capture never launches an empty grid).
+std::string tilesAlong(const LoopCuda& l, int d) {
+  const std::string e = "(" + ir::printSize(result(l, 0).extent[static_cast<size_t>(d)], l.names->param) + ")";
+  return "(" + e + " > 0 ? (" + e + " + " + std::to_string(kSettleTile - 1) + ") / " + std::to_string(kSettleTile) + " : 1)";
+}
+std::string markBytes(const LoopCuda& l) { return "2 * (size_t)" + tilesAlong(l, 0) + " * (size_t)" + tilesAlong(l, 1); }
+
+// The settling pass's launch (Settle_CUDA.h) on stream s: round 1 wrote b0
+// from a0, which still holds the image before it.
+std::string settlePass(const LoopCuda& l) {
+  const ir::Loop& loop = loopOf(l);
+  SettleCuda k = settleKernelCuda(loop, *l.settle, l.name + "_settle");
+  std::string args = buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0);
+  for (int r : k.reads) args += ", " + l.reads[static_cast<size_t>(r)];
+  for (int c : k.scalars) args += ", " + scalar(l, c);
+  for (int p : k.params) args += ", (long long)" + l.names->param[static_cast<size_t>(p)];
+  return l.name + "_settle<<<dim3((unsigned)" + tilesAlong(l, 1) + ", (unsigned)" + tilesAlong(l, 0) + "), " +
+         std::to_string(kSettleThreads) + ", 0, s>>>(" + args + ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
+}
+
 }  // namespace
 
 std::string loopPreludeCuda() {
@@ -123,48 +145,141 @@ static int formac_capture_node(cudaStream_t cs, cudaGraph_t g, const cudaGraphNo
   return failed || e != cudaSuccess;
 }
 
-/* The graph of a do loop: round(stream, from_a) enqueues one round, from the
-   a buffers into the b buffers when from_a, else back; copy_back(stream) copies
-   every b into its a. At most R rounds, while *cond != 0 after a round. */
+/* Adds to g, after `after`, the rounds of a do loop: round(stream, from_a)
+   enqueues one round, from the a buffers into the b buffers when from_a, else
+   back; copy_back(stream) copies every b into its a. At most R rounds while hw
+   (its value at launch) and *cond != 0 after a round. */
 template <typename C, typename Round, typename Copy>
-static int formac_loop_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R, const C* cond, long long* rounds,
-                             Round round, Copy copy_back) {
-  cudaGraph_t g = NULL, loop_body = NULL, second_round = NULL, copy = NULL;
-  cudaGraphConditionalHandle hw, hi, hc;
+static int formac_loop_add_rounds(cudaStream_t cs, cudaGraph_t g, const cudaGraphNode_t* after, cudaGraphConditionalHandle hw,
+                                  long long R, const C* cond, long long* rounds, Round round, Copy copy_back) {
+  cudaGraph_t loop_body = NULL, second_round = NULL, copy = NULL;
+  cudaGraphConditionalHandle hi, hc;
   cudaGraphNode_t w, i, c, first, n;
-  int failed = 1;
-  if (*exec) cudaGraphExecDestroy(*exec);
-  *exec = NULL;
-  if (cudaGraphCreate(&g, 0) != cudaSuccess) return 1;
-  do {
-    if (cudaGraphConditionalHandleCreate(&hw, g, R > 0 ? 1 : 0, cudaGraphCondAssignDefault) != cudaSuccess ||
-        cudaGraphConditionalHandleCreate(&hi, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
-        cudaGraphConditionalHandleCreate(&hc, g, 0, cudaGraphCondAssignDefault) != cudaSuccess)
-      break;
-    if (formac_add_conditional(g, NULL, hw, cudaGraphCondTypeWhile, &w, &loop_body) != cudaSuccess) break;
-    if (formac_capture_node(cs, loop_body, NULL, &first, [&](cudaStream_t s) {
-          if (round(s, 1)) return 1;
-          formac_loop_after_odd<C><<<1, 1, 0, s>>>(hw, hi, hc, cond, rounds, R);
-          return (int)(cudaGetLastError() != cudaSuccess);
-        }))
-      break;
-    if (formac_add_conditional(loop_body, &first, hi, cudaGraphCondTypeIf, &i, &second_round) != cudaSuccess) break;
-    if (formac_capture_node(cs, second_round, NULL, &n, [&](cudaStream_t s) {
-          if (round(s, 0)) return 1;
-          formac_loop_after_even<C><<<1, 1, 0, s>>>(hw, cond, rounds, R);
-          return (int)(cudaGetLastError() != cudaSuccess);
-        }))
-      break;
-    if (formac_add_conditional(g, &w, hc, cudaGraphCondTypeIf, &c, &copy) != cudaSuccess) break;
-    if (formac_capture_node(cs, copy, NULL, &n, copy_back)) break;
-    failed = cudaGraphInstantiate(exec, g, 0) != cudaSuccess;
-  } while (0);
+  if (cudaGraphConditionalHandleCreate(&hi, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
+      cudaGraphConditionalHandleCreate(&hc, g, 0, cudaGraphCondAssignDefault) != cudaSuccess)
+    return 1;
+  if (formac_add_conditional(g, after, hw, cudaGraphCondTypeWhile, &w, &loop_body) != cudaSuccess) return 1;
+  if (formac_capture_node(cs, loop_body, NULL, &first, [&](cudaStream_t s) {
+        if (round(s, 1)) return 1;
+        formac_loop_after_odd<C><<<1, 1, 0, s>>>(hw, hi, hc, cond, rounds, R);
+        return (int)(cudaGetLastError() != cudaSuccess);
+      }))
+    return 1;
+  if (formac_add_conditional(loop_body, &first, hi, cudaGraphCondTypeIf, &i, &second_round) != cudaSuccess) return 1;
+  if (formac_capture_node(cs, second_round, NULL, &n, [&](cudaStream_t s) {
+        if (round(s, 0)) return 1;
+        formac_loop_after_even<C><<<1, 1, 0, s>>>(hw, cond, rounds, R);
+        return (int)(cudaGetLastError() != cudaSuccess);
+      }))
+    return 1;
+  if (formac_add_conditional(g, &w, hc, cudaGraphCondTypeIf, &c, &copy) != cudaSuccess) return 1;
+  return formac_capture_node(cs, copy, NULL, &n, copy_back);
+}
+
+static int formac_loop_instantiate(cudaGraphExec_t* exec, cudaGraph_t g, int failed) {
+  if (!failed) failed = cudaGraphInstantiate(exec, g, 0) != cudaSuccess;
   cudaGraphDestroy(g);
   if (failed) {
     fprintf(stderr, "formac: cannot build the CUDA graph of a do loop: %s\n", cudaGetErrorString(cudaGetLastError()));
     *exec = NULL;
   }
   return failed;
+}
+
+/* The graph of a do loop: its rounds (formac_loop_add_rounds), while R > 0. */
+template <typename C, typename Round, typename Copy>
+static int formac_loop_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R, const C* cond, long long* rounds,
+                             Round round, Copy copy_back) {
+  cudaGraph_t g = NULL;
+  cudaGraphConditionalHandle hw;
+  if (*exec) cudaGraphExecDestroy(*exec);
+  *exec = NULL;
+  if (cudaGraphCreate(&g, 0) != cudaSuccess) return 1;
+  const int failed = cudaGraphConditionalHandleCreate(&hw, g, R > 0 ? 1 : 0, cudaGraphCondAssignDefault) != cudaSuccess ||
+                     formac_loop_add_rounds(cs, g, NULL, hw, R, cond, rounds, round, copy_back);
+  return formac_loop_instantiate(exec, g, failed);
+}
+
+)";
+}
+
+std::string settlePreludeCuda() {
+  return R"(/* Settling a monotone propagation (Settle_CUDA.h; R > 1): round 1 from a into
+   b; passes settle b in place while a tile changes (the first also measures
+   round 1); then b is the result (copied into a), or, when round 1 moved points
+   both ways or the changes add up to more than R, the rounds run one by one
+   from a as formac_loop_graph runs them. */
+struct formac_settle_state {
+  unsigned long long moved; /* the sum of |changes| since the image before round 1 */
+  int dir;                  /* 1: a point rose, 2: a point fell */
+  int changed;              /* a tile changed in this pass */
+  int parity;               /* the half of the marks this pass reads */
+  int first;                /* the first pass: every tile, and round 1's changes */
+  int fallback;             /* run the rounds one by one */
+};
+template <typename C>
+static __global__ void formac_settle_begin(cudaGraphConditionalHandle hp, const C* cond, struct formac_settle_state* st,
+                                           long long* rounds) {
+  *rounds = 1;
+  st->moved = 0;
+  st->dir = st->changed = st->parity = st->fallback = 0;
+  st->first = 1;
+  cudaGraphSetConditional(hp, *cond != 0);
+}
+static __global__ void formac_settle_after(cudaGraphConditionalHandle hp, struct formac_settle_state* st, long long* rounds,
+                                           long long R) {
+  ++*rounds;
+  st->first = 0;
+  st->parity ^= 1;
+  st->fallback = st->dir == 3 || st->moved > (unsigned long long)R;
+  cudaGraphSetConditional(hp, !st->fallback && st->changed);
+  st->changed = 0;
+}
+static __global__ void formac_settle_end(cudaGraphConditionalHandle hw, cudaGraphConditionalHandle hb,
+                                         struct formac_settle_state* st, long long* rounds) {
+  if (st->fallback) *rounds = 0;
+  cudaGraphSetConditional(hw, st->fallback);
+  cudaGraphSetConditional(hb, !st->fallback);
+}
+template <typename C, typename Round, typename Pass, typename Copy>
+static int formac_settle_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R, const C* cond, long long* rounds,
+                               struct formac_settle_state* st, void* marks, size_t mark_bytes, Round round, Pass pass,
+                               Copy copy_back) {
+  cudaGraph_t g = NULL, passes = NULL, copy = NULL;
+  cudaGraphConditionalHandle hp, hb, hw;
+  cudaGraphNode_t start, p, end, b, n;
+  int failed = 1;
+  if (*exec) cudaGraphExecDestroy(*exec);
+  *exec = NULL;
+  if (cudaGraphCreate(&g, 0) != cudaSuccess) return 1;
+  do {
+    if (cudaGraphConditionalHandleCreate(&hp, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
+        cudaGraphConditionalHandleCreate(&hb, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
+        cudaGraphConditionalHandleCreate(&hw, g, 0, cudaGraphCondAssignDefault) != cudaSuccess)
+      break;
+    if (formac_capture_node(cs, g, NULL, &start, [&](cudaStream_t s) {
+          if (round(s, 1) || cudaMemsetAsync(marks, 0, mark_bytes, s) != cudaSuccess) return 1;
+          formac_settle_begin<C><<<1, 1, 0, s>>>(hp, cond, st, rounds);
+          return (int)(cudaGetLastError() != cudaSuccess);
+        }))
+      break;
+    if (formac_add_conditional(g, &start, hp, cudaGraphCondTypeWhile, &p, &passes) != cudaSuccess) break;
+    if (formac_capture_node(cs, passes, NULL, &n, [&](cudaStream_t s) {
+          if (pass(s)) return 1;
+          formac_settle_after<<<1, 1, 0, s>>>(hp, st, rounds, R);
+          return (int)(cudaGetLastError() != cudaSuccess);
+        }))
+      break;
+    if (formac_capture_node(cs, g, &p, &end, [&](cudaStream_t s) {
+          formac_settle_end<<<1, 1, 0, s>>>(hw, hb, st, rounds);
+          return (int)(cudaGetLastError() != cudaSuccess);
+        }))
+      break;
+    if (formac_add_conditional(g, &end, hb, cudaGraphCondTypeIf, &b, &copy) != cudaSuccess) break;
+    if (formac_capture_node(cs, copy, NULL, &n, copy_back)) break;
+    failed = formac_loop_add_rounds(cs, g, &b, hw, R, cond, rounds, round, copy_back);
+  } while (0);
+  return formac_loop_instantiate(exec, g, failed);
 }
 
 )";
@@ -183,6 +298,9 @@ std::string loopMembersCuda(const LoopCuda& l) {
        "  long long* " + member(l, "rounds") + ";  /* the rounds run */\n"
        "  cudaStream_t " + member(l, "stream") + ";  /* where the graph is captured */\n"
        "  cudaGraphExec_t " + member(l, "exec") + ";\n";
+  if (l.settle)
+    t += "  struct formac_settle_state* " + member(l, "settle") + ";  /* settling its propagation (Settle_CUDA.h) */\n"
+         "  unsigned char* " + member(l, "marks") + ";  /* the tiles each pass takes, two halves */\n";
   for (const auto& c : captured(l)) t += "  " + c.type + " " + c.member + ";  /* as the graph captured it */\n";
   return t;
 }
@@ -202,6 +320,10 @@ std::string loopCreateCuda(const LoopCuda& l) {
     alloc("b" + std::to_string(j), bytes(l, j));
   }
   alloc("cond", "sizeof(" + conditionType(l) + ")");
+  if (l.settle) {
+    alloc("settle", "sizeof(struct formac_settle_state)");
+    alloc("marks", markBytes(l));
+  }
   alloc("rounds", "sizeof(long long)");
   return t + "  FORMAC_CUDA_CHECK(cudaStreamCreateWithFlags(&" + ws(l, "stream") + ", cudaStreamNonBlocking), " +
          l.fail + ");\n";
@@ -211,6 +333,7 @@ std::string loopDestroyCuda(const LoopCuda& l) {
   std::string t = "  if (" + ws(l, "body") + ") " + l.name + "_destroy(" + ws(l, "body") + ");\n";
   for (size_t j = 0; j < loopOf(l).carried.size(); ++j)
     t += "  cudaFree(" + buffer(l, 'a', j) + ");\n  cudaFree(" + buffer(l, 'b', j) + ");\n";
+  if (l.settle) t += "  cudaFree(" + ws(l, "settle") + ");\n  cudaFree(" + ws(l, "marks") + ");\n";
   return t + "  cudaFree(" + ws(l, "cond") + ");\n  cudaFree(" + ws(l, "rounds") + ");\n"
          "  if (" + ws(l, "exec") + ") cudaGraphExecDestroy(" + ws(l, "exec") + ");\n"
          "  if (" + ws(l, "stream") + ") cudaStreamDestroy(" + ws(l, "stream") + ");\n";
@@ -234,12 +357,23 @@ std::string loopLaunchCuda(const LoopCuda& l) {
   std::string t = "  { /* do " + loop.iterator + " (line " + std::to_string(loop.loc.line) +
                   "): the rounds as one CUDA graph; the device decides when they stop */\n" +
                   in + "const long long formac_rounds = " + ir::printSize(loop.rounds, l.names->param) + ";\n" +
-                  in + "if (" + stale + ") {\n" + remember +
-                  in + "  if (formac_loop_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
-                  ws(l, "cond") + ", " + ws(l, "rounds") + ",\n" +
-                  in + "      [&](cudaStream_t s, int from_a) { return " + roundCall(l) + "; },\n" +
-                  in + "      [&](cudaStream_t s) {\n" + copyBack + in + "        return 0;\n" + in + "      }))\n" +
-                  in + "    return 1;\n" + in + "}\n";
+                  in + "if (" + stale + ") {\n" + remember;
+  const std::string round = in + "      [&](cudaStream_t s, int from_a) { return " + roundCall(l) + "; },\n";
+  const std::string copy = in + "      [&](cudaStream_t s) {\n" + copyBack + in + "        return 0;\n" + in + "      }";
+  const std::string plain = "formac_loop_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
+                            ws(l, "cond") + ", " + ws(l, "rounds") + ",\n" + round + copy + ")";
+  if (l.settle) {  // a monotone propagation settles after round 1 (Settle_CUDA.h)
+    t += in + "  if (formac_rounds > 1 ? formac_settle_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") +
+         ", formac_rounds, " + ws(l, "cond") + ", " + ws(l, "rounds") + ", " + ws(l, "settle") + ", " + ws(l, "marks") +
+         ", " + markBytes(l) + ",\n" + round +
+         in + "      [&](cudaStream_t s) {\n" +
+         in + "        " + settlePass(l) + ";\n" +
+         in + "        return (int)(cudaGetLastError() != cudaSuccess);\n" + in + "      },\n" + copy + ")\n" +
+         in + "      : " + plain + ")\n";
+  } else {
+    t += in + "  if (" + plain + ")\n";
+  }
+  t += in + "    return 1;\n" + in + "}\n";
   for (size_t j = 0; j < loop.carried.size(); ++j)
     t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
          ", cudaMemcpyDeviceToDevice, stream), return 1);\n";

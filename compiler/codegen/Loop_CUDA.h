@@ -26,6 +26,7 @@
 
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
+#include "passes/LocalFixpoint.h"
 
 namespace formac::codegen {
 
@@ -39,10 +40,14 @@ struct LoopCuda {
   // carried image's value before round 1, each outer stage the body reads
   // (in the order of ir::Loop::reads), each LoopResult stage's buffer.
   std::vector<std::string> initial, reads, results;
+  // A monotone propagation (its rounds settle after round 1: Settle_CUDA.h).
+  const passes::LocalFixpoint* settle = nullptr;
 };
 
 // Device code once per program with loops: the kernels after_odd and after_even.
 std::string loopPreludeCuda();
+// Device code once per program with a loop that settles: its state and kernels.
+std::string settlePreludeCuda();
 // Workspace members, create() and destroy() statements of one loop.
 std::string loopMembersCuda(const LoopCuda& l);
 std::string loopCreateCuda(const LoopCuda& l);

@@ -1,0 +1,183 @@
+#include "codegen/Settle_CUDA.h"
+
+#include <set>
+
+#include "codegen/ExprPrinter.h"
+#include "codegen/Naming.h"
+
+namespace formac::codegen {
+namespace {
+
+bool usesWord(const std::string& text, const std::string& w) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at + 1))
+    if ((at == 0 || !ident(text[at - 1])) && (at + w.size() == text.size() || !ident(text[at + w.size()])))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name) {
+  const ir::Pipeline& body = *loop.body;
+  const Names bn = assignNames(body, name);
+  const std::string T = cType(body.stages[static_cast<size_t>(lf.carried)].type);
+  const ir::Piece& pc = body.stages[static_cast<size_t>(lf.next)].pieces[0];
+  auto extent = [&](int id, int d) {
+    return "(" + ir::printSize(body.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(d)], bn.param) + ")";
+  };
+
+  // X<i-1> is read from the tile in shared memory (its reads resolved to
+  // points inside the image, or the boundary constant); the rest from memory.
+  ExprContext ctx;
+  ctx.pipeline = &body;
+  ctx.params = bn.param;
+  ctx.q = {"formac_i", "formac_j"};
+  ctx.checked = true;
+  ctx.cuda = true;
+  ctx.extent = extent;
+  ctx.buffer = [&](int id) { return bn.stage[static_cast<size_t>(id)]; };
+  ctx.scalar = [&](int i) { return bn.scalar[static_cast<size_t>(i)]; };
+  ctx.access = [&](int id, const std::vector<std::string>& idx) {
+    if (id == lf.carried)
+      return "formac_t[((" + idx[0] + ") - formac_i0 + FORMAC_R) * FORMAC_W + (" + idx[1] + ") - formac_j0 + FORMAC_R]";
+    std::string lin = "(long long)(" + idx[0] + ")";
+    for (size_t d = 1; d < idx.size(); ++d) lin = "(" + lin + " * " + extent(id, static_cast<int>(d)) + " + (" + idx[d] + "))";
+    return bn.stage[static_cast<size_t>(id)] + "[" + lin + "]";
+  };
+  std::string value;
+  std::set<std::string> taken;
+  for (const auto& l : pc.body.lets) {
+    std::string n = "v_" + cIdentifier(l.name);
+    for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
+    value += "        const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
+    ctx.lets.push_back(n);
+  }
+  value += "        const " + T + " formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  const std::string rows = extent(lf.carried, 0), cols = extent(lf.carried, 1);
+
+  SettleCuda s;
+  std::string params;
+  for (size_t k = 0; k < loop.reads.size(); ++k) {
+    const std::string& n = bn.stage[static_cast<size_t>(loop.reads[k].inner)];
+    if (!usesWord(value, n)) continue;
+    s.reads.push_back(static_cast<int>(k));
+    params += ", const " + cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type) + "* __restrict__ " + n;
+  }
+  for (size_t k = 0; k < body.scalars.size(); ++k) {
+    if (!usesWord(value, bn.scalar[k])) continue;
+    s.scalars.push_back(static_cast<int>(k));
+    params += std::string(", ") + scalarCType(body.scalars[k].type) + " " + bn.scalar[k];
+  }
+  for (size_t k = 0; k < bn.param.size(); ++k) {
+    if (!usesWord(value + rows + cols, bn.param[k])) continue;
+    s.params.push_back(static_cast<int>(k));
+    params += ", long long " + bn.param[k];
+  }
+  // A tile at a border whose reads land inside the image reads its own
+  // points through the border: it is marked again when it changes.
+  const bool self = lf.mode != BoundaryMode::Constant && lf.radius > 0;
+  const std::string tile = std::to_string(kSettleTile), threads = std::to_string(kSettleThreads);
+  const std::string perThread = std::to_string(kSettleTile * kSettleTile / kSettleThreads);
+  const std::string step = std::to_string(kSettleThreads / kSettleTile);
+  const std::string run = std::to_string(kSettleTile * kSettleTile / kSettleThreads);  // points a thread sweeps
+  const std::string& runs = step;  // runs a row (a column) holds
+  s.kernel =
+      "/* One pass of settling the do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) +
+      ") in place (Settle_CUDA.h):\n   " + lf.why + ". */\n"
+      "static __global__ void __launch_bounds__(" + threads + ") " + name + "(" + T + "* formac_x, const " + T +
+      "* __restrict__ formac_x0" + params + ",\n    struct formac_settle_state* formac_st, unsigned char* formac_marks) {\n"
+      "  enum { FORMAC_TILE = " + tile + ", FORMAC_R = " + std::to_string(lf.radius) +
+      ", FORMAC_W = FORMAC_TILE + 2 * FORMAC_R };\n"
+      "  __shared__ " + T + " formac_tile[(FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W];\n"
+      "  __shared__ unsigned long long formac_block_moved;\n"
+      "  __shared__ int formac_block_dir;\n"
+      "  volatile " + T + "* formac_t = formac_tile;  /* points change while neighbours read them */\n"
+      "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
+      "  const long long formac_tiles = (long long)gridDim.x * gridDim.y;\n"
+      "  const long long formac_at = (long long)blockIdx.y * gridDim.x + blockIdx.x;\n"
+      "  const long long formac_i0 = (long long)blockIdx.y * FORMAC_TILE, formac_j0 = (long long)blockIdx.x * FORMAC_TILE;\n"
+      "  const int formac_first = formac_st->first, formac_parity = formac_st->parity;\n"
+      "  const int formac_lx = threadIdx.x % FORMAC_TILE, formac_ly = threadIdx.x / FORMAC_TILE;\n"
+      "  const long long formac_col = formac_j0 + formac_lx;  /* loads and stores: 4 rows of 64 at a time */\n"
+      "  unsigned long long formac_moved = 0;\n"
+      "  int formac_dir = 0, formac_sweeps = 0, formac_changed = 0;\n"
+      "  /* every thread reads the mark before one clears it, and all leave or none */\n"
+      "  const bool formac_take = formac_first || formac_marks[formac_parity * formac_tiles + formac_at];\n"
+      "  __syncthreads();\n"
+      "  if (!formac_take) return;\n"
+      "  if (threadIdx.x == 0) {\n"
+      "    formac_marks[formac_parity * formac_tiles + formac_at] = 0;\n"
+      "    formac_block_moved = 0;\n"
+      "    formac_block_dir = 0;\n"
+      "  }\n"
+      "  for (int k = threadIdx.x; k < (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W; k += " + threads + ") {\n"
+      "    const long long i = formac_i0 - FORMAC_R + k / FORMAC_W, j = formac_j0 - FORMAC_R + k % FORMAC_W;\n"
+      "    if (i >= 0 && i < formac_rows && j >= 0 && j < formac_cols) formac_t[k] = formac_x[i * formac_cols + j];\n"
+      "  }\n"
+      "  __syncthreads();\n"
+      "  if (formac_first && formac_col < formac_cols)  /* round 1's changes: direction and size */\n"
+      "    for (int k = 0; k < " + perThread + "; ++k) {\n"
+      "      const long long formac_i = formac_i0 + formac_ly + " + step + " * k;\n"
+      "      if (formac_i >= formac_rows) break;\n"
+      "      const " + T + " a = formac_x0[formac_i * formac_cols + formac_col];\n"
+      "      const " + T + " b = formac_t[(formac_ly + " + step + " * k + FORMAC_R) * FORMAC_W + formac_lx + FORMAC_R];\n"
+      "      if (a != b) {\n"
+      "        formac_dir |= b > a ? 1 : 2;\n"
+      "        formac_moved += b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;\n"
+      "      }\n"
+      "    }\n"
+      "  for (;;) {  /* sweeps to the tile's fixed point: runs of " + run + " along rows, then columns, forwards, then back */\n"
+      "    int formac_swept = 0;\n"
+      "    const bool formac_along = (formac_sweeps & 1) == 0, formac_back = (formac_sweeps & 2) != 0;\n"
+      "    const int formac_ry = formac_along ? (int)threadIdx.x / " + runs + " : (int)threadIdx.x / FORMAC_TILE * " + run + ";\n"
+      "    const int formac_rx = formac_along ? (int)threadIdx.x % " + runs + " * " + run + " : (int)threadIdx.x % FORMAC_TILE;\n"
+      "    for (int kk = 0; kk < " + run + "; ++kk) {\n"
+      "      const int k = formac_back ? " + run + " - 1 - kk : kk;\n"
+      "      const int formac_py = formac_ry + (formac_along ? 0 : k), formac_px = formac_rx + (formac_along ? k : 0);\n"
+      "      const long long formac_i = formac_i0 + formac_py, formac_j = formac_j0 + formac_px;\n"
+      "      if (formac_i < formac_rows && formac_j < formac_cols) {\n" + value +
+      "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
+      "        const " + T + " formac_old = formac_t[formac_here];\n"
+      "        if (formac_v != formac_old) {\n"
+      "          formac_moved += formac_v > formac_old ? (unsigned long long)formac_v - (unsigned long long)formac_old\n"
+      "                                                : (unsigned long long)formac_old - (unsigned long long)formac_v;\n"
+      "          formac_t[formac_here] = formac_v;\n"
+      "          formac_swept = 1;\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "    ++formac_sweeps;\n"
+      "    if (!__syncthreads_or(formac_swept)) break;\n"
+      "    formac_changed = 1;\n"
+      "  }\n"
+      "  if (formac_changed) {\n"
+      "    if (formac_col < formac_cols)\n"
+      "      for (int k = 0; k < " + perThread + "; ++k) {\n"
+      "        const long long formac_i = formac_i0 + formac_ly + " + step + " * k;\n"
+      "        if (formac_i < formac_rows)\n"
+      "          formac_x[formac_i * formac_cols + formac_col] =\n"
+      "              formac_t[(formac_ly + " + step + " * k + FORMAC_R) * FORMAC_W + formac_lx + FORMAC_R];\n"
+      "      }\n"
+      "    if (threadIdx.x < 9) {  /* the next pass takes the tiles around */\n"
+      "      const int dy = (int)threadIdx.x / 3 - 1, dx = (int)threadIdx.x % 3 - 1;\n"
+      "      const long long ty = (long long)blockIdx.y + dy, tx = (long long)blockIdx.x + dx;\n"
+      "      if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x && (dy || dx" +
+      (self ? " || blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y" : "") +
+      "))\n"
+      "        formac_marks[(1 - formac_parity) * formac_tiles + ty * gridDim.x + tx] = 1;\n"
+      "      if (threadIdx.x == 0) formac_st->changed = 1;\n"
+      "    }\n"
+      "  }\n"
+      "  if (formac_moved) atomicAdd(&formac_block_moved, formac_moved);\n"
+      "  if (formac_dir) atomicOr(&formac_block_dir, formac_dir);\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) {\n"
+      "    if (formac_block_moved) atomicAdd(&formac_st->moved, formac_block_moved);\n"
+      "    if (formac_block_dir) atomicOr(&formac_st->dir, formac_block_dir);\n"
+      "  }\n"
+      "}\n\n";
+  return s;
+}
+
+}  // namespace formac::codegen
