@@ -232,7 +232,8 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
   std::string field = fieldSuffix(e, ctx);
   const char* fix = resolver(e.mode);
   bool dynamic = e.kind == Expr::IndexRead || hasSymbolicOrigin(e);
-  if (fix && (ctx.checked || dynamic)) {
+  const bool checked = ctx.checked && !(ctx.resolved && ctx.resolved(e.producer));
+  if (fix && (checked || dynamic)) {
     for (size_t d = 0; d < idx.size(); ++d)
       idx[d] = std::string(fix) + "(" + idx[d] + ", " + ctx.extent(e.producer, static_cast<int>(d)) + ")";
     if (e.kind != Expr::IndexRead) return access(e, idx, field, ctx);
@@ -245,7 +246,7 @@ std::string printRead(const Expr& e, const ExprContext& ctx) {
       nonEmpty += (d ? " && " : "") + ctx.extent(e.producer, static_cast<int>(d)) + " > 0";
     return "(" + nonEmpty + " ? " + access(e, idx, field, ctx) + " : " + zeroValue(e.type, ctx.cuda) + ")";
   }
-  bool guard = (e.mode == ir::BoundaryMode::Constant && (ctx.checked || dynamic)) ||
+  bool guard = (e.mode == ir::BoundaryMode::Constant && (checked || dynamic)) ||
                (e.mode == ir::BoundaryMode::None && dynamic);
   if (guard) {
     std::string outside = e.mode == ir::BoundaryMode::Constant ? constantValue(e, ctx.cuda) : zeroValue(e.type, ctx.cuda);

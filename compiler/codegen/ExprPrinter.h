@@ -34,6 +34,9 @@ struct ExprContext {
   // per-dimension indices, instead of indexing its global buffer. Fused
   // kernels use it to read on-chip tiles.
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // With `checked`: the producers whose out-of-range reads `access` resolves
+  // itself (a tile whose halo holds the boundary's values), read unresolved.
+  std::function<bool(int id)> resolved;
   // CUDA, check-free code: reads (ImageRead) whose value the caller has
   // checked is below 2^100 in magnitude (2^1000 for double), e.g. every
   // element of an input staged in shared memory. Then 2^k * x (0 <= k <= 20)

@@ -83,12 +83,17 @@ std::string markBytes(const LoopCuda& l) { return "2 * (size_t)" + tilesAlong(l,
 std::string settlePass(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
   SettleCuda k = settleKernelCuda(loop, *l.settle, l.name + "_settle");
-  std::string args = buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0);
+  std::string args = buffer(l, 'b', 0);
   for (int r : k.reads) args += ", " + l.reads[static_cast<size_t>(r)];
   for (int c : k.scalars) args += ", " + scalar(l, c);
   for (int p : k.params) args += ", (long long)" + l.names->param[static_cast<size_t>(p)];
-  return l.name + "_settle<<<dim3((unsigned)" + tilesAlong(l, 1) + ", (unsigned)" + tilesAlong(l, 0) + "), " +
-         std::to_string(kSettleThreads) + ", 0, s>>>(" + args + ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
+  const std::string grid = "<<<dim3((unsigned)" + tilesAlong(l, 1) + ", (unsigned)" + tilesAlong(l, 0) + "), " +
+                           std::to_string(kSettleThreads) + ", 0, s>>>(";
+  const std::string state = ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
+  return "if (first)\n          formac_settle_measure" + grid + buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0) + ", (long long)(" +
+         ir::printSize(result(l, 0).extent[0], l.names->param) + "), (long long)(" +
+         ir::printSize(result(l, 0).extent[1], l.names->param) + ")" + state + ";\n        else\n          " + l.name +
+         "_settle" + grid + args + state;
 }
 
 }  // namespace
@@ -205,8 +210,8 @@ static int formac_loop_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R
 
 std::string settlePreludeCuda() {
   return R"(/* Settling a monotone propagation (Settle_CUDA.h; R > 1): round 1 from a into
-   b; passes settle b in place while a tile changes (the first also measures
-   round 1); then b is the result (copied into a), or, when round 1 moved points
+   b; pass(s, 1) measures it (formac_settle_measure), then passes pass(s, 0)
+   settle b in place while a tile changes; then b is the result (copied into a), or, when round 1 moved points
    both ways or the changes add up to more than R, the rounds run one by one
    from a as formac_loop_graph runs them. */
 struct formac_settle_state {
@@ -214,22 +219,53 @@ struct formac_settle_state {
   int dir;                  /* 1: a point rose, 2: a point fell */
   int changed;              /* a tile changed in this pass */
   int parity;               /* the half of the marks this pass reads */
-  int first;                /* the first pass: every tile, and round 1's changes */
   int fallback;             /* run the rounds one by one */
 };
+/* Round 1's changes, a 64 x 64 tile a block: their direction and size into
+   the state, and marks for the first pass on the tiles whose points may
+   change next (the tile and the 8 around it). */
+template <typename T>
+static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, const T* x0, long long rows, long long cols,
+                                                                    struct formac_settle_state* st, unsigned char* marks) {
+  __shared__ unsigned long long moved;
+  __shared__ int dir;
+  if (threadIdx.x == 0) moved = 0, dir = 0;
+  __syncthreads();
+  const long long i0 = (long long)blockIdx.y * 64, j = (long long)blockIdx.x * 64 + threadIdx.x % 64;
+  unsigned long long m = 0;
+  int d = 0;
+  if (j < cols)
+    for (int k = threadIdx.x / 64; k < 64 && i0 + k < rows; k += 4) {
+      const T a = x0[(i0 + k) * cols + j], b = x[(i0 + k) * cols + j];
+      if (a != b) {
+        d |= b > a ? 1 : 2;
+        m += b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
+      }
+    }
+  if (m) atomicAdd(&moved, m);
+  if (d) atomicOr(&dir, d);
+  __syncthreads();
+  if (!dir) return;
+  if (threadIdx.x == 0) {
+    atomicAdd(&st->moved, moved);
+    atomicOr(&st->dir, dir);
+  }
+  if (threadIdx.x < 9) {
+    const long long ty = (long long)blockIdx.y + (int)threadIdx.x / 3 - 1, tx = (long long)blockIdx.x + (int)threadIdx.x % 3 - 1;
+    if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x) marks[ty * gridDim.x + tx] = 1;
+  }
+}
 template <typename C>
 static __global__ void formac_settle_begin(cudaGraphConditionalHandle hp, const C* cond, struct formac_settle_state* st,
                                            long long* rounds) {
   *rounds = 1;
   st->moved = 0;
   st->dir = st->changed = st->parity = st->fallback = 0;
-  st->first = 1;
   cudaGraphSetConditional(hp, *cond != 0);
 }
 static __global__ void formac_settle_after(cudaGraphConditionalHandle hp, struct formac_settle_state* st, long long* rounds,
                                            long long R) {
   ++*rounds;
-  st->first = 0;
   st->parity ^= 1;
   st->fallback = st->dir == 3 || st->moved > (unsigned long long)R;
   cudaGraphSetConditional(hp, !st->fallback && st->changed);
@@ -260,12 +296,12 @@ static int formac_settle_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long
     if (formac_capture_node(cs, g, NULL, &start, [&](cudaStream_t s) {
           if (round(s, 1) || cudaMemsetAsync(marks, 0, mark_bytes, s) != cudaSuccess) return 1;
           formac_settle_begin<C><<<1, 1, 0, s>>>(hp, cond, st, rounds);
-          return (int)(cudaGetLastError() != cudaSuccess);
+          return (int)(cudaGetLastError() != cudaSuccess || pass(s, 1));
         }))
       break;
     if (formac_add_conditional(g, &start, hp, cudaGraphCondTypeWhile, &p, &passes) != cudaSuccess) break;
     if (formac_capture_node(cs, passes, NULL, &n, [&](cudaStream_t s) {
-          if (pass(s)) return 1;
+          if (pass(s, 0)) return 1;
           formac_settle_after<<<1, 1, 0, s>>>(hp, st, rounds, R);
           return (int)(cudaGetLastError() != cudaSuccess);
         }))
@@ -366,7 +402,7 @@ std::string loopLaunchCuda(const LoopCuda& l) {
     t += in + "  if (formac_rounds > 1 ? formac_settle_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") +
          ", formac_rounds, " + ws(l, "cond") + ", " + ws(l, "rounds") + ", " + ws(l, "settle") + ", " + ws(l, "marks") +
          ", " + markBytes(l) + ",\n" + round +
-         in + "      [&](cudaStream_t s) {\n" +
+         in + "      [&](cudaStream_t s, int first) {\n" +
          in + "        " + settlePass(l) + ";\n" +
          in + "        return (int)(cudaGetLastError() != cudaSuccess);\n" + in + "      },\n" + copy + ")\n" +
          in + "      : " + plain + ")\n";

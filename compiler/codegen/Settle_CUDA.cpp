@@ -38,6 +38,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   ctx.extent = extent;
   ctx.buffer = [&](int id) { return bn.stage[static_cast<size_t>(id)]; };
   ctx.scalar = [&](int i) { return bn.scalar[static_cast<size_t>(i)]; };
+  ctx.resolved = [&](int id) { return id == lf.carried; };  // the halo holds the boundary's values
   ctx.access = [&](int id, const std::vector<std::string>& idx) {
     if (id == lf.carried)
       return "formac_t[((" + idx[0] + ") - formac_i0 + FORMAC_R) * FORMAC_W + (" + idx[1] + ") - formac_j0 + FORMAC_R]";
@@ -81,54 +82,56 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   const std::string perThread = std::to_string(kSettleTile * kSettleTile / kSettleThreads);
   const std::string step = std::to_string(kSettleThreads / kSettleTile);
   const std::string run = std::to_string(kSettleTile * kSettleTile / kSettleThreads);  // points a thread sweeps
-  const std::string& runs = step;  // runs a row (a column) holds
+  const std::string& runs = step;
+  // A halo point outside the image holds what a read there gives: the
+  // boundary constant, or the point it resolves to (clamped, extend, mirror:
+  // read now, stale while the tile changes it, hence the tile's own mark).
+  std::string haloLoad = "formac_t[k] = i >= 0 && i < formac_rows && j >= 0 && j < formac_cols ? formac_x[i * formac_cols + j] : ";
+  if (lf.mode == BoundaryMode::Constant)
+    haloLoad += "(" + T + ")(" + std::to_string(static_cast<long long>(lf.constant)) + ");";
+  else {
+    const std::string fix = lf.mode == BoundaryMode::Mirror ? "formac_mirror" : "formac_clamp";
+    haloLoad += "formac_rows > 0 && formac_cols > 0 ? formac_x[" + fix + "(i, formac_rows) * formac_cols + " + fix +
+                "(j, formac_cols)] : (" + T + ")0;";
+  }  // runs a row (a column) holds
   s.kernel =
       "/* One pass of settling the do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) +
       ") in place (Settle_CUDA.h):\n   " + lf.why + ". */\n"
-      "static __global__ void __launch_bounds__(" + threads + ") " + name + "(" + T + "* formac_x, const " + T +
-      "* __restrict__ formac_x0" + params + ",\n    struct formac_settle_state* formac_st, unsigned char* formac_marks) {\n"
+      "static __global__ void __launch_bounds__(" + threads + ") " + name + "(" + T + "* formac_x" + params +
+      ",\n    struct formac_settle_state* formac_st, unsigned char* formac_marks) {\n"
       "  enum { FORMAC_TILE = " + tile + ", FORMAC_R = " + std::to_string(lf.radius) +
       ", FORMAC_W = FORMAC_TILE + 2 * FORMAC_R };\n"
       "  __shared__ " + T + " formac_tile[(FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W];\n"
       "  __shared__ unsigned long long formac_block_moved;\n"
-      "  __shared__ int formac_block_dir;\n"
+
       "  volatile " + T + "* formac_t = formac_tile;  /* points change while neighbours read them */\n"
       "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
       "  const long long formac_tiles = (long long)gridDim.x * gridDim.y;\n"
       "  const long long formac_at = (long long)blockIdx.y * gridDim.x + blockIdx.x;\n"
       "  const long long formac_i0 = (long long)blockIdx.y * FORMAC_TILE, formac_j0 = (long long)blockIdx.x * FORMAC_TILE;\n"
-      "  const int formac_first = formac_st->first, formac_parity = formac_st->parity;\n"
+      "  const int formac_parity = formac_st->parity;\n"
       "  const int formac_lx = threadIdx.x % FORMAC_TILE, formac_ly = threadIdx.x / FORMAC_TILE;\n"
       "  const long long formac_col = formac_j0 + formac_lx;  /* loads and stores: 4 rows of 64 at a time */\n"
       "  unsigned long long formac_moved = 0;\n"
-      "  int formac_dir = 0, formac_sweeps = 0, formac_changed = 0;\n"
+      "  int formac_sweeps = 0, formac_changed = 0;\n"
       "  /* every thread reads the mark before one clears it, and all leave or none */\n"
-      "  const bool formac_take = formac_first || formac_marks[formac_parity * formac_tiles + formac_at];\n"
+      "  const bool formac_take = formac_marks[formac_parity * formac_tiles + formac_at];\n"
       "  __syncthreads();\n"
       "  if (!formac_take) return;\n"
       "  if (threadIdx.x == 0) {\n"
       "    formac_marks[formac_parity * formac_tiles + formac_at] = 0;\n"
       "    formac_block_moved = 0;\n"
-      "    formac_block_dir = 0;\n"
+
       "  }\n"
       "  for (int k = threadIdx.x; k < (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W; k += " + threads + ") {\n"
       "    const long long i = formac_i0 - FORMAC_R + k / FORMAC_W, j = formac_j0 - FORMAC_R + k % FORMAC_W;\n"
-      "    if (i >= 0 && i < formac_rows && j >= 0 && j < formac_cols) formac_t[k] = formac_x[i * formac_cols + j];\n"
+      "    " + haloLoad + "\n"
       "  }\n"
       "  __syncthreads();\n"
-      "  if (formac_first && formac_col < formac_cols)  /* round 1's changes: direction and size */\n"
-      "    for (int k = 0; k < " + perThread + "; ++k) {\n"
-      "      const long long formac_i = formac_i0 + formac_ly + " + step + " * k;\n"
-      "      if (formac_i >= formac_rows) break;\n"
-      "      const " + T + " a = formac_x0[formac_i * formac_cols + formac_col];\n"
-      "      const " + T + " b = formac_t[(formac_ly + " + step + " * k + FORMAC_R) * FORMAC_W + formac_lx + FORMAC_R];\n"
-      "      if (a != b) {\n"
-      "        formac_dir |= b > a ? 1 : 2;\n"
-      "        formac_moved += b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;\n"
-      "      }\n"
-      "    }\n"
       "  for (;;) {  /* sweeps to the tile's fixed point: runs of " + run + " along rows, then columns, forwards, then back */\n"
       "    int formac_swept = 0;\n"
+
+
       "    const bool formac_along = (formac_sweeps & 1) == 0, formac_back = (formac_sweeps & 2) != 0;\n"
       "    const int formac_ry = formac_along ? (int)threadIdx.x / " + runs + " : (int)threadIdx.x / FORMAC_TILE * " + run + ";\n"
       "    const int formac_rx = formac_along ? (int)threadIdx.x % " + runs + " * " + run + " : (int)threadIdx.x % FORMAC_TILE;\n"
@@ -144,9 +147,11 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "                                                : (unsigned long long)formac_old - (unsigned long long)formac_v;\n"
       "          formac_t[formac_here] = formac_v;\n"
       "          formac_swept = 1;\n"
+
       "        }\n"
       "      }\n"
       "    }\n"
+
       "    ++formac_sweeps;\n"
       "    if (!__syncthreads_or(formac_swept)) break;\n"
       "    formac_changed = 1;\n"
@@ -170,11 +175,11 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    }\n"
       "  }\n"
       "  if (formac_moved) atomicAdd(&formac_block_moved, formac_moved);\n"
-      "  if (formac_dir) atomicOr(&formac_block_dir, formac_dir);\n"
+
       "  __syncthreads();\n"
       "  if (threadIdx.x == 0) {\n"
       "    if (formac_block_moved) atomicAdd(&formac_st->moved, formac_block_moved);\n"
-      "    if (formac_block_dir) atomicOr(&formac_st->dir, formac_block_dir);\n"
+
       "  }\n"
       "}\n\n";
   return s;
