@@ -209,7 +209,7 @@ static int formac_loop_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R
 }
 
 std::string settlePreludeCuda() {
-  return R"(/* Settling a monotone propagation (Settle_CUDA.h; R > 1): round 1 from a into
+  return "#define FORMAC_SETTLE_TILE " + std::to_string(kSettleTile) + "  /* Settle_CUDA.h */\n" + R"(/* Settling a monotone propagation (Settle_CUDA.h; R > 1): round 1 from a into
    b; pass(s, 1) measures it (formac_settle_measure), then passes pass(s, 0)
    settle b in place while a tile changes; then b is the result (copied into a), or, when round 1 moved points
    both ways or the changes add up to more than R, the rounds run one by one
@@ -221,7 +221,7 @@ struct formac_settle_state {
   int parity;               /* the half of the marks this pass reads */
   int fallback;             /* run the rounds one by one */
 };
-/* Round 1's changes, a 64 x 64 tile a block: their direction and size into
+/* Round 1's changes, a FORMAC_SETTLE_TILE x FORMAC_SETTLE_TILE tile a block: their direction and size into
    the state, and marks for the first pass on the tiles whose points may
    change next (the tile and the 8 around it). */
 template <typename T>
@@ -231,11 +231,13 @@ static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, 
   __shared__ int dir;
   if (threadIdx.x == 0) moved = 0, dir = 0;
   __syncthreads();
-  const long long i0 = (long long)blockIdx.y * 64, j = (long long)blockIdx.x * 64 + threadIdx.x % 64;
+  const long long i0 = (long long)blockIdx.y * FORMAC_SETTLE_TILE,
+                  j = (long long)blockIdx.x * FORMAC_SETTLE_TILE + threadIdx.x % FORMAC_SETTLE_TILE;
   unsigned long long m = 0;
   int d = 0;
   if (j < cols)
-    for (int k = threadIdx.x / 64; k < 64 && i0 + k < rows; k += 4) {
+    for (int k = threadIdx.x / FORMAC_SETTLE_TILE; k < FORMAC_SETTLE_TILE && i0 + k < rows;
+         k += blockDim.x / FORMAC_SETTLE_TILE) {
       const T a = x0[(i0 + k) * cols + j], b = x[(i0 + k) * cols + j];
       if (a != b) {
         d |= b > a ? 1 : 2;
