@@ -353,6 +353,23 @@ while (any(c<i>));
 return e<i>;
 )";
 
+// One diagonal tap read through a mirror, capped by an int64 image (progfuzz
+// seed 1048: a change on row 1 is read by row 0 through the reflection).
+const char* const kSettleMirror = R"(stencil start(vector#2 int16 X) { return cast<int16>(X / 3); }
+stencil spread(vector#2 int16 X, vector#2 int64 K) { return cast<int16>(max(X, min(cast<int16>(K), X@[-1,1]))); }
+stencil differs(vector#2 int16 A, vector#2 int16 B) { return A != B; }
+stencil wide(vector#2 int16 X) { return cast<int64>(X) * 3; }
+parameter M, N;
+vector#2 int16 img[M,N];
+k = wide(img);
+e<0> = start(img);
+do i = 1..1000000
+  e<i> = spread(e<i-1>:mirror, k);
+  c<i> = differs(e<i>, e<i-1>);
+while (any(c<i>));
+return e<i>;
+)";
+
 // Reconstruction by erosion (fill holes): the rounds move down, uint16,
 // clamped reads.
 const char* const kSettleErode = R"(stencil marker(vector#2 uint16 X) { return cast<uint16>(X < 20000 ? X : 65535); }
@@ -436,6 +453,7 @@ std::vector<ProgramCase> loopCases() {
   out.push_back(make("settle_geodesic", kSettleGeodesic, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {260, 70}, {0, 5}}));
   out.push_back(make("settle_erode", kSettleErode, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {150, 140}}));
   out.push_back(make("settle_mixed", kSettleMixed, kSettleMixedRuns));
+  out.push_back(make("settle_mirror", kSettleMirror, {{5, 7}, {2, 3}, {1, 4}, {9, 1}, {13, 17}, {70, 90}}));
   out.push_back(make("settle_spiral", kSettleSpiral, {{1, 1}, {2, 3}, {40, 40}, {23, 57}, {150, 9}, {0, 4}}));
   out.push_back(make("loop_conditions", kConditions, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {0, 3}}));
   return out;
