@@ -20,21 +20,21 @@ bool usesWord(const std::string& text, const std::string& w) {
 // The points whose value reads (i, j), queued for band b: (i, j) minus each
 // tap, and near a border whose mode reads inside the image (clamped, extend,
 // mirror), every point within the reach (a reflected read of theirs may land on
-// (i, j)).
+// (i, j): mirror reads row r for row -r, so "near" is within r + 1).
 std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& name) {
   std::string t = "/* Queues the points that read (i, j) when it changes. */\n"
-                  "static int " + name + "_reach(formac_points* todo, long long b, long long i, long long j,\n"
+                  "static int " + name + "_reach(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,\n"
                   "    long long rows, long long cols, long long band) {\n"
                   "  int failed = 0;\n";
   for (const auto& o : lf.taps)
-    t += "  failed |= formac_settle_queue(todo, b, i - (" + std::to_string(o[0]) + "), j - (" + std::to_string(o[1]) +
+    t += "  failed |= formac_settle_queue(todo, queued, b, i - (" + std::to_string(o[0]) + "), j - (" + std::to_string(o[1]) +
          "), rows, cols, band);\n";
   if (lf.mode != BoundaryMode::Constant && lf.radius > 0) {
     const std::string r = std::to_string(lf.radius);
-    t += "  if (i < " + r + " || j < " + r + " || i >= rows - " + r + " || j >= cols - " + r + ") {\n"
+    t += "  if (i <= " + r + " || j <= " + r + " || i >= rows - 1 - " + r + " || j >= cols - 1 - " + r + ") {\n"
          "    long long di, dj;\n"
          "    for (di = -" + r + "; di <= " + r + "; ++di)\n"
-         "      for (dj = -" + r + "; dj <= " + r + "; ++dj) failed |= formac_settle_queue(todo, b, i + di, j + dj, rows, cols, band);\n"
+         "      for (dj = -" + r + "; dj <= " + r + "; ++dj) failed |= formac_settle_queue(todo, queued, b, i + di, j + dj, rows, cols, band);\n"
          "  }\n";
   }
   return t + "  return failed;\n}\n";
@@ -61,10 +61,11 @@ static int formac_points_push(formac_points* l, long long p) {
 /* Queues (i, j), if in the image, for the band that holds it, from band b:
    todo[3q] is band q's own list, todo[3q+1] what the band above hands it,
    todo[3q+2] what the band below hands it (each list has one writer). */
-static int formac_settle_queue(formac_points* todo, long long b, long long i, long long j, long long rows,
-                               long long cols, long long band) {
+static int formac_settle_queue(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,
+                               long long rows, long long cols, long long band) {
   long long q;
-  if (i < 0 || i >= rows || j < 0 || j >= cols) return 0;
+  if (i < 0 || i >= rows || j < 0 || j >= cols || queued[i * cols + j]) return 0;
+  queued[i * cols + j] = 1;  /* until popped: a point waits in one list at most once */
   q = i / band;
   return formac_points_push(&todo[3 * q + (q == b ? 0 : q > b ? 1 : 2)], i * cols + j);
 }
@@ -103,15 +104,25 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   };
   ctx.buffer = [&](int id) { return id == lf.carried ? std::string("formac_x") : bn.stage[static_cast<size_t>(id)]; };
   ctx.scalar = [&](int i) { return bn.scalar[static_cast<size_t>(i)]; };
-  std::string value;
-  std::set<std::string> taken;
-  for (const auto& l : pc.body.lets) {
-    std::string n = "v_" + cIdentifier(l.name);
-    for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
-    value += "      const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
-    ctx.lets.push_back(n);
-  }
-  value += "      const " + T + " formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  // Inside the image by the reach, X<i-1>'s reads need no boundary (the
+  // other images' keep theirs: their extents may differ).
+  auto print = [&](bool inside) {
+    ctx.resolved = [&, inside](int id) { return inside && id == lf.carried; };
+    ctx.lets.clear();
+    std::string v;
+    std::set<std::string> taken;
+    for (const auto& l : pc.body.lets) {
+      std::string n = "v_" + cIdentifier(l.name);
+      for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
+      v += "      const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
+      ctx.lets.push_back(n);
+    }
+    return v + "      formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  };
+  const std::string value = print(false), valueInside = print(true);
+  const std::string r = std::to_string(lf.radius);
+  const std::string inside = "formac_i >= " + r + " && formac_i < formac_rows - " + r + " && formac_j >= " + r +
+                             " && formac_j < formac_cols - " + r;
   const std::string rows = ctx.extent(lf.carried, 0), cols = ctx.extent(lf.carried, 1);
 
   // What the function takes besides x and x0: only what its text uses.
@@ -152,7 +163,8 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"
       "   where it changes queues the points that read it. */\n"
       "static int " + name + "_band(" + T + "* formac_x" + params + ",\n"
-      "    formac_points* formac_todo, long long formac_b, long long formac_band, unsigned long long* formac_moved) {\n"
+      "    formac_points* formac_todo, unsigned char* formac_queued, long long formac_b, long long formac_band,\n"
+      "    unsigned long long* formac_moved) {\n"
       "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
       "  formac_points* formac_own = &formac_todo[3 * formac_b];\n"
       "  long long formac_k, formac_side;\n"
@@ -164,13 +176,17 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "  }\n"
       "  while (formac_own->n) {\n"
       "    const long long formac_p = formac_own->v[--formac_own->n];\n"
+      "    " + T + " formac_v;\n"
       "    const long long formac_i = formac_p / formac_cols, formac_j = formac_p % formac_cols;\n"
-      "    {\n" + value +
+      "    formac_queued[formac_p] = 0;\n"
+      "    if (" + inside + ") {  /* every read inside the image */\n" + valueInside +
+      "    } else {\n" + value + "    }\n"
+      "    {\n"
       "      if (formac_v != formac_x[formac_p]) {\n"
       "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
       "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n"
       "        formac_x[formac_p] = formac_v;\n"
-      "        if (" + name + "_reach(formac_todo, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
+      "        if (" + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
       "      }\n"
       "    }\n"
       "  }\n"
@@ -186,10 +202,15 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ", formac_band = " + band + ";\n"
       "  const long long formac_bands = (formac_rows + formac_band - 1) / formac_band;\n"
       "  formac_points* formac_todo = (formac_points*)calloc((size_t)(3 * formac_bands), sizeof(formac_points));\n"
+      "  unsigned char* formac_queued = (unsigned char*)calloc((size_t)(formac_rows * formac_cols) + 1, 1);\n"
       "  unsigned long long formac_moved = 0;  /* the sum of |x - x0|: bounds the rounds */\n"
       "  int formac_up = 0, formac_down = 0, formac_failed = 0;\n"
       "  long long formac_b;\n"
-      "  if (!formac_todo) return 1;\n"
+      "  if (!formac_todo || !formac_queued) {\n"
+      "    free(formac_queued);\n"
+      "    if (formac_todo) free(formac_todo);\n"
+      "    return 1;\n"
+      "  }\n"
       "  /* Round 1's changes: their direction, their size, and the points that read them. */\n" + pragma +
       "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
       "    const long long formac_end = formac_b * formac_band + formac_band < formac_rows ? formac_b * formac_band + formac_band : formac_rows;\n"
@@ -205,23 +226,25 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "          formac_down = 1;\n"
       "          formac_moved += (unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p];\n"
       "        }\n"
-      "        formac_failed |= " + name + "_reach(formac_todo, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
+      "        formac_failed |= " + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
       "      }\n"
       "  }\n"
       "  while (!formac_failed && !(formac_up && formac_down) && formac_moved <= (unsigned long long)formac_limit) {\n"
-      "    int formac_queued = 0, formac_parity;\n"
-      "    for (formac_b = 0; formac_b < 3 * formac_bands; ++formac_b) formac_queued |= formac_todo[formac_b].n > 0;\n"
-      "    if (!formac_queued) {\n"
+      "    int formac_waiting = 0, formac_parity;\n"
+      "    for (formac_b = 0; formac_b < 3 * formac_bands; ++formac_b) formac_waiting |= formac_todo[formac_b].n > 0;\n"
+      "    if (!formac_waiting) {\n"
       "      formac_settle_free(formac_todo, 3 * formac_bands);\n"
+      "      free(formac_queued);\n"
       "      return 0;\n"
       "    }\n"
       "    ++*formac_passes;\n"
       "    for (formac_parity = 0; formac_parity < 2; ++formac_parity) {\n" + phasePragma +
       "      for (formac_b = formac_parity; formac_b < formac_bands; formac_b += 2)\n"
-      "        formac_failed |= " + name + "_band(" + args + ", formac_todo, formac_b, formac_band, &formac_moved);\n"
+      "        formac_failed |= " + name + "_band(" + args + ", formac_todo, formac_queued, formac_b, formac_band, &formac_moved);\n"
       "    }\n"
       "  }\n"
       "  formac_settle_free(formac_todo, 3 * formac_bands);\n"
+      "  free(formac_queued);\n"
       "  return 1;\n"
       "}\n\n";
   return s;
