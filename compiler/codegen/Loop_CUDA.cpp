@@ -92,7 +92,8 @@ std::string settlePass(const LoopCuda& l) {
   const std::string state = ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
   return "if (first)\n          formac_settle_measure" + grid + buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0) + ", (long long)(" +
          ir::printSize(result(l, 0).extent[0], l.names->param) + "), (long long)(" +
-         ir::printSize(result(l, 0).extent[1], l.names->param) + ")" + state + ";\n        else\n          " + l.name +
+         ir::printSize(result(l, 0).extent[1], l.names->param) + "), " + std::to_string(l.settle->radius) + state +
+         ";\n        else\n          " + l.name +
          "_settle" + grid + args + state;
 }
 
@@ -221,12 +222,29 @@ struct formac_settle_state {
   int parity;               /* the half of the marks this pass reads */
   int fallback;             /* run the rounds one by one */
 };
+/* Which sides of its tile a change at (y, x) is within the reach r of:
+   1 top, 2 bottom, 4 left, 8 right (the neighbours there read it). */
+static __device__ __forceinline__ unsigned formac_settle_sides(int y, int x, int r) {
+  return (y < r) | (y >= FORMAC_SETTLE_TILE - r) << 1 | (x < r) << 2 | (x >= FORMAC_SETTLE_TILE - r) << 3;
+}
+/* Marks, for the next pass, the neighbours of this block's tile whose halo
+   holds a change (`sides`), and the tile itself when `self`. Threads 0-8. */
+static __device__ __forceinline__ void formac_settle_mark(unsigned char* marks, unsigned sides, int self) {
+  if (threadIdx.x >= 9) return;
+  const int dy = (int)threadIdx.x / 3 - 1, dx = (int)threadIdx.x % 3 - 1;
+  const long long ty = (long long)blockIdx.y + dy, tx = (long long)blockIdx.x + dx;
+  const bool reads = (dy || dx) && (dy != -1 || (sides & 1)) && (dy != 1 || (sides & 2)) && (dx != -1 || (sides & 4)) &&
+                     (dx != 1 || (sides & 8));
+  if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x && (reads || (!dy && !dx && self)))
+    marks[ty * gridDim.x + tx] = 1;
+}
 /* Round 1's changes, a FORMAC_SETTLE_TILE x FORMAC_SETTLE_TILE tile a block: their direction and size into
    the state, and marks for the first pass on the tiles whose points may
-   change next (the tile and the 8 around it). */
+   change next (the tile, and those around it whose halo changed). */
 template <typename T>
 static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, const T* x0, long long rows, long long cols,
-                                                                    struct formac_settle_state* st, unsigned char* marks) {
+                                                                    int r, struct formac_settle_state* st,
+                                                                    unsigned char* marks) {
   __shared__ unsigned long long moved;
   __shared__ int dir;
   if (threadIdx.x == 0) moved = 0, dir = 0;
@@ -235,27 +253,27 @@ static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, 
                   j = (long long)blockIdx.x * FORMAC_SETTLE_TILE + threadIdx.x % FORMAC_SETTLE_TILE;
   unsigned long long m = 0;
   int d = 0;
+  unsigned sides = 0;
   if (j < cols)
     for (int k = threadIdx.x / FORMAC_SETTLE_TILE; k < FORMAC_SETTLE_TILE && i0 + k < rows;
          k += blockDim.x / FORMAC_SETTLE_TILE) {
       const T a = x0[(i0 + k) * cols + j], b = x[(i0 + k) * cols + j];
       if (a != b) {
         d |= b > a ? 1 : 2;
+        sides |= formac_settle_sides(k, (int)(threadIdx.x % FORMAC_SETTLE_TILE), r);
         m += b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
       }
     }
   if (m) atomicAdd(&moved, m);
   if (d) atomicOr(&dir, d);
-  __syncthreads();
+  sides = __syncthreads_or(sides & 1) | __syncthreads_or(sides & 2) << 1 | __syncthreads_or(sides & 4) << 2 |
+          __syncthreads_or(sides & 8) << 3;
   if (!dir) return;
   if (threadIdx.x == 0) {
     atomicAdd(&st->moved, moved);
     atomicOr(&st->dir, dir);
   }
-  if (threadIdx.x < 9) {
-    const long long ty = (long long)blockIdx.y + (int)threadIdx.x / 3 - 1, tx = (long long)blockIdx.x + (int)threadIdx.x % 3 - 1;
-    if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x) marks[ty * gridDim.x + tx] = 1;
-  }
+  formac_settle_mark(marks, sides, 1);  /* and the tile: its points read each other */
 }
 template <typename C>
 static __global__ void formac_settle_begin(cudaGraphConditionalHandle hp, const C* cond, struct formac_settle_state* st,

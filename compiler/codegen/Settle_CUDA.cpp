@@ -86,13 +86,13 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   // A halo point outside the image holds what a read there gives: the
   // boundary constant, or the point it resolves to (clamped, extend, mirror:
   // read now, stale while the tile changes it, hence the tile's own mark).
-  std::string haloLoad = "formac_t[k] = i >= 0 && i < formac_rows && j >= 0 && j < formac_cols ? formac_x[i * formac_cols + j] : ";
+  std::string haloLoad = "formac_t[formac_k] = formac_li >= 0 && formac_li < formac_rows && formac_lj >= 0 && formac_lj < formac_cols ? formac_x[formac_li * formac_cols + formac_lj] : ";
   if (lf.mode == BoundaryMode::Constant)
     haloLoad += "(" + T + ")(" + std::to_string(static_cast<long long>(lf.constant)) + ");";
   else {
     const std::string fix = lf.mode == BoundaryMode::Mirror ? "formac_mirror" : "formac_clamp";
-    haloLoad += "formac_rows > 0 && formac_cols > 0 ? formac_x[" + fix + "(i, formac_rows) * formac_cols + " + fix +
-                "(j, formac_cols)] : (" + T + ")0;";
+    haloLoad += "formac_rows > 0 && formac_cols > 0 ? formac_x[" + fix + "(formac_li, formac_rows) * formac_cols + " + fix +
+                "(formac_lj, formac_cols)] : (" + T + ")0;";
   }  // runs a row (a column) holds
   s.kernel =
       "/* One pass of settling the do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) +
@@ -114,6 +114,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "  const long long formac_col = formac_j0 + formac_lx;  /* loads and stores: 4 rows of 64 at a time */\n"
       "  unsigned long long formac_moved = 0;\n"
       "  int formac_sweeps = 0, formac_changed = 0;\n"
+      "  unsigned formac_sides = 0;  /* 1 2 4 8: a change within the reach of the top, bottom, left, right side */\n"
       "  /* every thread reads the mark before one clears it, and all leave or none */\n"
       "  const bool formac_take = formac_marks[formac_parity * formac_tiles + formac_at];\n"
       "  __syncthreads();\n"
@@ -123,8 +124,8 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    formac_block_moved = 0;\n"
 
       "  }\n"
-      "  for (int k = threadIdx.x; k < (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W; k += " + threads + ") {\n"
-      "    const long long i = formac_i0 - FORMAC_R + k / FORMAC_W, j = formac_j0 - FORMAC_R + k % FORMAC_W;\n"
+      "  for (int formac_k = threadIdx.x; formac_k < (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W; formac_k += " + threads + ") {\n"
+      "    const long long formac_li = formac_i0 - FORMAC_R + formac_k / FORMAC_W, formac_lj = formac_j0 - FORMAC_R + formac_k % FORMAC_W;\n"
       "    " + haloLoad + "\n"
       "  }\n"
       "  __syncthreads();\n"
@@ -135,9 +136,9 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    const bool formac_along = (formac_sweeps & 1) == 0, formac_back = (formac_sweeps & 2) != 0;\n"
       "    const int formac_ry = formac_along ? (int)threadIdx.x / " + runs + " : (int)threadIdx.x / FORMAC_TILE * " + run + ";\n"
       "    const int formac_rx = formac_along ? (int)threadIdx.x % " + runs + " * " + run + " : (int)threadIdx.x % FORMAC_TILE;\n"
-      "    for (int kk = 0; kk < " + run + "; ++kk) {\n"
-      "      const int k = formac_back ? " + run + " - 1 - kk : kk;\n"
-      "      const int formac_py = formac_ry + (formac_along ? 0 : k), formac_px = formac_rx + (formac_along ? k : 0);\n"
+      "    for (int formac_kk = 0; formac_kk < " + run + "; ++formac_kk) {\n"
+      "      const int formac_k = formac_back ? " + run + " - 1 - formac_kk : formac_kk;\n"
+      "      const int formac_py = formac_ry + (formac_along ? 0 : formac_k), formac_px = formac_rx + (formac_along ? formac_k : 0);\n"
       "      const long long formac_i = formac_i0 + formac_py, formac_j = formac_j0 + formac_px;\n"
       "      if (formac_i < formac_rows && formac_j < formac_cols) {\n" + value +
       "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
@@ -147,6 +148,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "                                                : (unsigned long long)formac_old - (unsigned long long)formac_v;\n"
       "          formac_t[formac_here] = formac_v;\n"
       "          formac_swept = 1;\n"
+      "          formac_sides |= formac_settle_sides(formac_py, formac_px, FORMAC_R);\n"
 
       "        }\n"
       "      }\n"
@@ -156,23 +158,19 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    if (!__syncthreads_or(formac_swept)) break;\n"
       "    formac_changed = 1;\n"
       "  }\n"
-      "  if (formac_changed) {\n"
+      "  if (formac_changed) {  /* (uniform: from __syncthreads_or) */\n"
       "    if (formac_col < formac_cols)\n"
-      "      for (int k = 0; k < " + perThread + "; ++k) {\n"
-      "        const long long formac_i = formac_i0 + formac_ly + " + step + " * k;\n"
+      "      for (int formac_k = 0; formac_k < " + perThread + "; ++formac_k) {\n"
+      "        const long long formac_i = formac_i0 + formac_ly + " + step + " * formac_k;\n"
       "        if (formac_i < formac_rows)\n"
       "          formac_x[formac_i * formac_cols + formac_col] =\n"
-      "              formac_t[(formac_ly + " + step + " * k + FORMAC_R) * FORMAC_W + formac_lx + FORMAC_R];\n"
+      "              formac_t[(formac_ly + " + step + " * formac_k + FORMAC_R) * FORMAC_W + formac_lx + FORMAC_R];\n"
       "      }\n"
-      "    if (threadIdx.x < 9) {  /* the next pass takes the tiles around */\n"
-      "      const int dy = (int)threadIdx.x / 3 - 1, dx = (int)threadIdx.x % 3 - 1;\n"
-      "      const long long ty = (long long)blockIdx.y + dy, tx = (long long)blockIdx.x + dx;\n"
-      "      if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x && (dy || dx" +
-      (self ? " || blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y" : "") +
-      "))\n"
-      "        formac_marks[(1 - formac_parity) * formac_tiles + ty * gridDim.x + tx] = 1;\n"
-      "      if (threadIdx.x == 0) formac_st->changed = 1;\n"
-      "    }\n"
+      "    formac_settle_mark(formac_marks + (1 - formac_parity) * formac_tiles, __syncthreads_or(formac_sides & 1) | \n"
+      "                       __syncthreads_or(formac_sides & 2) << 1 | __syncthreads_or(formac_sides & 4) << 2 |\n"
+      "                       __syncthreads_or(formac_sides & 8) << 3,\n"
+      "                       " + (self ? "blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y" : "0") + ");\n"
+      "    if (threadIdx.x == 0) formac_st->changed = 1;\n"
       "  }\n"
       "  if (formac_moved) atomicAdd(&formac_block_moved, formac_moved);\n"
 
