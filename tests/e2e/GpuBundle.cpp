@@ -47,6 +47,7 @@
 
 #include "CRunner.h"
 #include "Harness.h"
+#include "Loops.h"
 #include "ProgramMatrix.h"
 #include "Scans.h"
 #include "codegen/CodeGen_C.h"
@@ -354,6 +355,7 @@ int exportBundle(const Options& o) {
     for (auto& c : scanCases()) cases.push_back(std::move(c));
     for (auto& c : scanTileCases()) cases.push_back(std::move(c));
     for (auto& c : compatCases(FORMAC_COMPAT_DIR)) cases.push_back(std::move(c));
+    for (auto& c : loopCases()) cases.push_back(std::move(c));  // settle_*: propagations the GPU settles
   } else {
     for (const auto& f : o.programs) {
       cases.push_back(programFromFile(f));
