@@ -145,7 +145,7 @@ class CGen {
     for (const auto& b : l.reads) reads.push_back(bufferExpr(b.outer));
     for (size_t k = 0; k < n_.param.size(); ++k) params.push_back(size(ir::sizeParam(static_cast<int>(k))));
     std::string args = "formac_prev0, " + bufferExpr(l.carried[0].outer);
-    for (const auto& a : settleFunction(s).arguments(reads, n_.scalar, params)) args += ", " + a;
+    for (const auto& a : settleFunction(s).takes.arguments(reads, n_.scalar, params)) args += ", " + a;
     return "      if (formac_settle && formac_rounds > 1) {  /* a monotone propagation: to its fixed point */\n"
            "        long long formac_passes = 0;\n"
            "        formac_settle = 0;\n"

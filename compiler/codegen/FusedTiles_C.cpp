@@ -31,15 +31,6 @@ std::string plus(const std::string& x, long long k) {
   return k > 0 ? x + " + " + str(k) : k < 0 ? x + " - " + str(-k) : x;
 }
 
-// Whether `word` occurs in `text` as a whole identifier.
-bool mentions(const std::string& text, const std::string& word) {
-  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
-    if ((at == 0 || !part(text[at - 1])) && (at + word.size() == text.size() || !part(text[at + word.size()])))
-      return true;
-  return false;
-}
-
 class Emitter {
  public:
   explicit Emitter(const FusedGroupC& g)

@@ -84,9 +84,9 @@ std::string settlePass(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
   SettleCuda k = settleKernelCuda(loop, *l.settle, l.name + "_settle");
   std::string args = buffer(l, 'b', 0);
-  for (int r : k.reads) args += ", " + l.reads[static_cast<size_t>(r)];
-  for (int c : k.scalars) args += ", " + scalar(l, c);
-  for (int p : k.params) args += ", (long long)" + l.names->param[static_cast<size_t>(p)];
+  std::vector<std::string> params;
+  for (const auto& p : l.names->param) params.push_back("(long long)" + p);
+  for (const auto& a : k.takes.arguments(l.reads, l.names->scalar, params)) args += ", " + a;
   const std::string grid = "<<<dim3((unsigned)" + tilesAlong(l, 1) + ", (unsigned)" + tilesAlong(l, 0) + "), " +
                            std::to_string(kSettleThreads) + ", 0, s>>>(";
   const std::string state = ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";

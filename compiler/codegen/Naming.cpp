@@ -222,4 +222,12 @@ std::string outputExtentComment(const ir::Pipeline& p, const Names& n) {
   return t;
 }
 
+bool mentions(const std::string& text, const std::string& name) {
+  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+    if ((at == 0 || !part(text[at - 1])) && (at + name.size() == text.size() || !part(text[at + name.size()])))
+      return true;
+  return false;
+}
+
 }  // namespace formac::codegen

@@ -26,6 +26,8 @@ std::string runParameters(const ir::Pipeline& p, const Names& n);
 std::string runArguments(const ir::Pipeline& p, const Names& n);
 std::string createParameters(const ir::Pipeline& p, const Names& n);
 std::string createArguments(const ir::Pipeline& p, const Names& n);
+// Whether `name` occurs in `text` as a whole identifier.
+bool mentions(const std::string& text, const std::string& name);
 // Output `i`'s parameter name.
 std::string outputName(const ir::Pipeline& p, size_t i);
 // A comment line per output giving its element type and extent.

@@ -4,18 +4,10 @@
 #include <set>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/SettleBody.h"
 
 namespace formac::codegen {
 namespace {
-
-// Whether identifier `w` occurs in `text` as a whole word.
-bool usesWord(const std::string& text, const std::string& w) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at + 1))
-    if ((at == 0 || !ident(text[at - 1])) && (at + w.size() == text.size() || !ident(text[at + w.size()])))
-      return true;
-  return false;
-}
 
 // The points whose value reads (i, j), queued for band b: (i, j) minus each
 // tap, and near a border whose mode reads inside the image (clamped, extend,
@@ -78,15 +70,6 @@ static void formac_settle_free(formac_points* todo, long long lists) {
 )";
 }
 
-std::vector<std::string> SettleC::arguments(const std::vector<std::string>& r, const std::vector<std::string>& s,
-                                            const std::vector<std::string>& p) const {
-  std::vector<std::string> a;
-  for (int k : reads) a.push_back(r[static_cast<size_t>(k)]);
-  for (int k : scalars) a.push_back(s[static_cast<size_t>(k)]);
-  for (int k : params) a.push_back(p[static_cast<size_t>(k)]);
-  return a;
-}
-
 SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name, bool openmp) {
   const ir::Pipeline& body = *loop.body;
   const Names bn = assignNames(body, name);
@@ -108,16 +91,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   // other images' keep theirs: their extents may differ).
   auto print = [&](bool inside) {
     ctx.resolved = [&, inside](int id) { return inside && id == lf.carried; };
-    ctx.lets.clear();
-    std::string v;
-    std::set<std::string> taken;
-    for (const auto& l : pc.body.lets) {
-      std::string n = "v_" + cIdentifier(l.name);
-      for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
-      v += "      const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
-      ctx.lets.push_back(n);
-    }
-    return v + "      formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+    return printSettleValue(pc.body, ctx, "      ");
   };
   const std::string value = print(false), valueInside = print(true);
   const std::string r = std::to_string(lf.radius);
@@ -127,23 +101,8 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
 
   // What the function takes besides x and x0: only what its text uses.
   SettleC s;
-  std::string params;
-  for (size_t k = 0; k < loop.reads.size(); ++k) {
-    const std::string& n = bn.stage[static_cast<size_t>(loop.reads[k].inner)];
-    if (!usesWord(value, n)) continue;
-    s.reads.push_back(static_cast<int>(k));
-    params += ", const " + cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type) + "* " + n;
-  }
-  for (size_t k = 0; k < body.scalars.size(); ++k) {
-    if (!usesWord(value, bn.scalar[k])) continue;
-    s.scalars.push_back(static_cast<int>(k));
-    params += std::string(", ") + scalarCType(body.scalars[k].type) + " " + bn.scalar[k];
-  }
-  for (size_t k = 0; k < bn.param.size(); ++k) {
-    if (!usesWord(value + rows + cols, bn.param[k])) continue;
-    s.params.push_back(static_cast<int>(k));
-    params += ", long long " + bn.param[k];
-  }
+  s.takes = settleParameters(loop, bn, value + rows + cols, "");
+  const std::string& params = s.takes.list;
   const std::string band = std::to_string(std::max(64, lf.radius));
   const std::string pragma = [&](const std::string& clause) {
     return openmp ? "  FORMAC_PRAGMA(omp parallel for " + clause + ")\n" : std::string();
@@ -151,13 +110,10 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   const std::string phasePragma =
       openmp ? "      FORMAC_PRAGMA(omp parallel for reduction(|:formac_failed) reduction(+:formac_moved) schedule(dynamic, 1))\n"
              : "";
-  const std::string args = "formac_x" + [&] {
-    std::string a;
-    for (int k : s.reads) a += ", " + bn.stage[static_cast<size_t>(loop.reads[static_cast<size_t>(k)].inner)];
-    for (int k : s.scalars) a += ", " + bn.scalar[static_cast<size_t>(k)];
-    for (int k : s.params) a += ", " + bn.param[static_cast<size_t>(k)];
-    return a;
-  }();
+  std::vector<std::string> inner;
+  for (const auto& r : loop.reads) inner.push_back(bn.stage[static_cast<size_t>(r.inner)]);
+  std::string args = "formac_x";
+  for (const auto& a : s.takes.arguments(inner, bn.scalar, bn.param)) args += ", " + a;
 
   s.function = reachFunction(lf, name) +
       "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/Naming.h"
+#include "codegen/SettleBody.h"
 #include "ir/Pipeline.h"
 #include "passes/LocalFixpoint.h"
 
@@ -23,12 +24,8 @@ namespace formac::codegen {
 std::string settlePreludeC();
 
 struct SettleC {
-  std::string function;  // the static functions
-  // The call's arguments after x and x0, given the outer names of the loop's
-  // reads (in Loop::reads order), scalars and parameters (by index).
-  std::vector<std::string> arguments(const std::vector<std::string>& reads, const std::vector<std::string>& scalars,
-                                     const std::vector<std::string>& params) const;
-  std::vector<int> reads, scalars, params;  // which ones the function takes
+  std::string function;    // the static functions
+  SettleParameters takes;  // what the function takes after x and x0
 };
 
 // `name`(x, x0, <arguments>, limit, &passes): 0 with the fixed point in x,

@@ -3,20 +3,10 @@
 #include <set>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/SettleBody.h"
 #include "codegen/Naming.h"
 
 namespace formac::codegen {
-namespace {
-
-bool usesWord(const std::string& text, const std::string& w) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at + 1))
-    if ((at == 0 || !ident(text[at - 1])) && (at + w.size() == text.size() || !ident(text[at + w.size()])))
-      return true;
-  return false;
-}
-
-}  // namespace
 
 SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name) {
   const ir::Pipeline& body = *loop.body;
@@ -46,35 +36,12 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
     for (size_t d = 1; d < idx.size(); ++d) lin = "(" + lin + " * " + extent(id, static_cast<int>(d)) + " + (" + idx[d] + "))";
     return bn.stage[static_cast<size_t>(id)] + "[" + lin + "]";
   };
-  std::string value;
-  std::set<std::string> taken;
-  for (const auto& l : pc.body.lets) {
-    std::string n = "v_" + cIdentifier(l.name);
-    for (int k = 2; !taken.insert(n).second; ++k) n = "v_" + cIdentifier(l.name) + "_" + std::to_string(k);
-    value += "        const " + cType(l.type) + " " + n + " = " + printCExpr(*l.value, ctx) + ";\n";
-    ctx.lets.push_back(n);
-  }
-  value += "        const " + T + " formac_v = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  const std::string value = "        " + T + " formac_v;\n" + printSettleValue(pc.body, ctx, "        ");
   const std::string rows = extent(lf.carried, 0), cols = extent(lf.carried, 1);
 
   SettleCuda s;
-  std::string params;
-  for (size_t k = 0; k < loop.reads.size(); ++k) {
-    const std::string& n = bn.stage[static_cast<size_t>(loop.reads[k].inner)];
-    if (!usesWord(value, n)) continue;
-    s.reads.push_back(static_cast<int>(k));
-    params += ", const " + cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type) + "* __restrict__ " + n;
-  }
-  for (size_t k = 0; k < body.scalars.size(); ++k) {
-    if (!usesWord(value, bn.scalar[k])) continue;
-    s.scalars.push_back(static_cast<int>(k));
-    params += std::string(", ") + scalarCType(body.scalars[k].type) + " " + bn.scalar[k];
-  }
-  for (size_t k = 0; k < bn.param.size(); ++k) {
-    if (!usesWord(value + rows + cols, bn.param[k])) continue;
-    s.params.push_back(static_cast<int>(k));
-    params += ", long long " + bn.param[k];
-  }
+  s.takes = settleParameters(loop, bn, value + rows + cols, " __restrict__");
+  const std::string& params = s.takes.list;
   // A tile at a border whose reads land inside the image reads its own
   // points through the border: it is marked again when it changes.
   const bool self = lf.mode != BoundaryMode::Constant && lf.radius > 0;

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/SettleBody.h"
 #include "ir/Pipeline.h"
 #include "passes/LocalFixpoint.h"
 
@@ -30,10 +31,8 @@ constexpr int kSettleTile = 64;      // the tile's rows and columns
 constexpr int kSettleThreads = 256;  // a block's threads: 4 rows of 64 at a time
 
 struct SettleCuda {
-  std::string kernel;  // the __global__ function
-  // Which of the loop's reads, scalars and parameters the kernel takes after
-  // x (in that order), before the state and the tile marks.
-  std::vector<int> reads, scalars, params;
+  std::string kernel;      // the __global__ function
+  SettleParameters takes;  // what the kernel takes after x, before the state and the tile marks
 };
 
 // `name`(x, <reads, scalars, params>, state, marks).

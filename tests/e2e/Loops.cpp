@@ -113,7 +113,8 @@ return cnt<i>, e<i>, k;
 // the point (k+1, k) that leads into ring k+1. Filled from (0, 0) one point
 // a round, it runs right, down, left and up around every ring: across the
 // fused C tiles (bands of rows) down and back up, hundreds of rounds.
-const char* const kSpiral = R"(stencil one(vector#2 float X) { return 1; }
+// The spiral's path and seed; `grow`, `differs` and the loop come after it.
+const char* const kSpiralPath = R"(stencil one(vector#2 float X) { return 1; }
 stencil spiral(vector#2 int Rows, vector#2 int Cols, int m, int n) {
   r = Rows - 1;
   c = Cols - 1;
@@ -122,13 +123,9 @@ stencil spiral(vector#2 int Rows, vector#2 int Cols, int m, int n) {
   return k % 2 == 0 ? !gap : gap;
 }
 stencil seed(vector#2 int Rows, vector#2 int Cols) { return Rows == 1 && Cols == 1; }
-stencil grow(vector#2 int E, vector#2 int P) {
-  return E != 0 || (P != 0 && (E@[-1,0] != 0 || E@[1,0] != 0 || E@[0,-1] != 0 || E@[0,1] != 0)) ? 1 : 0;
-}
 stencil differs(vector#2 int A, vector#2 int B) { return A != B; }
-stencil zero(vector#2 int X) { return 0; }
-stencil inc(vector#2 int C) { return C + 1; }
-parameter M, N;
+)";
+const char* const kSpiralStart = R"(parameter M, N;
 vector#2 float img[M,N];
 o = one(img);
 rows = scan(o, 0, int);
@@ -137,7 +134,13 @@ m = max(rows);
 n = max(cols);
 path = spiral(rows, cols, m, n);
 e<0> = seed(rows, cols);
-cnt<0> = zero(rows);
+)";
+const std::string kSpiral = std::string(kSpiralPath) + R"(stencil grow(vector#2 int E, vector#2 int P) {
+  return E != 0 || (P != 0 && (E@[-1,0] != 0 || E@[1,0] != 0 || E@[0,-1] != 0 || E@[0,1] != 0)) ? 1 : 0;
+}
+stencil zero(vector#2 int X) { return 0; }
+stencil inc(vector#2 int C) { return C + 1; }
+)" + kSpiralStart + R"(cnt<0> = zero(rows);
 do i = 1..100000
   e<i> = grow(e<i-1>:constant(0), path);
   cnt<i> = inc(cnt<i-1>);
@@ -404,29 +407,10 @@ const std::vector<std::vector<long long>> kSettleMixedRuns = {{5, 7, 3}, {37, 13
 
 // The spiral of loop_spiral without its counter, as a monotone spread: the
 // fill must cross the C bands down and back up many times.
-const char* const kSettleSpiral = R"(stencil one(vector#2 float X) { return 1; }
-stencil spiral(vector#2 int Rows, vector#2 int Cols, int m, int n) {
-  r = Rows - 1;
-  c = Cols - 1;
-  k = min(min(r, c), min(m - 1 - r, n - 1 - c));
-  gap = r == k + 1 && c == k;
-  return k % 2 == 0 ? !gap : gap;
-}
-stencil seed(vector#2 int Rows, vector#2 int Cols) { return Rows == 1 && Cols == 1; }
-stencil grow(vector#2 int E, vector#2 int P) {
+const std::string kSettleSpiral = std::string(kSpiralPath) + R"(stencil grow(vector#2 int E, vector#2 int P) {
   return max(E, min(P, max(max(E@[-1,0], E@[1,0]), max(E@[0,-1], E@[0,1]))));
 }
-stencil differs(vector#2 int A, vector#2 int B) { return A != B; }
-parameter M, N;
-vector#2 float img[M,N];
-o = one(img);
-rows = scan(o, 0, int);
-cols = scan(o, 1, int);
-m = max(rows);
-n = max(cols);
-path = spiral(rows, cols, m, n);
-e<0> = seed(rows, cols);
-do i = 1..100000
+)" + kSpiralStart + R"(do i = 1..100000
   e<i> = grow(e<i-1>:constant(0), path);
   c<i> = differs(e<i>, e<i-1>);
 while (any(c<i>));
