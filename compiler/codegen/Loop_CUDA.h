@@ -16,7 +16,11 @@
 //   if (hc) copy b -> a               hc: 0 at launch; the last round wrote b
 //
 // so a_j holds the last round's image (the initial one when R <= 0), and the
-// enqueue copies it into the loop's result. Rounds and the condition stay on
+// enqueue copies it into the loop's result. A monotone propagation
+// (LoopCuda::settle, R > 1) gets formac_settle_graph instead: round 1 from a
+// into b and its measure; while (hp) { a settling pass (Settle_CUDA.h) };
+// then if (hb) copy b -> a, or, when round 1 moved points both ways or the
+// changes add up to more than R, the rounds above from a (hw). Rounds and the condition stay on
 // the device (`rounds` counts the rounds run). Conditional graph nodes need
 // CUDA 12.4 or later, checked when the .cu is compiled.
 #pragma once
