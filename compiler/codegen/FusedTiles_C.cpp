@@ -31,6 +31,24 @@ std::string plus(const std::string& x, long long k) {
   return k > 0 ? x + " + " + str(k) : k < 0 ? x + " - " + str(-k) : x;
 }
 
+// Whether a row's code calls a formac_ helper for a value (formac_max_f,
+// formac_div_odd_f, ...), not only to resolve an index at the border. The
+// helpers are defined outside FORMAC_NO_WRAPV_BEGIN's region, and gcc will
+// not inline across it ("optimization level attribute mismatch"): the row's
+// loop then stops vectorising (a fused chain of max stencils ran 6x slower
+// than unfused, bench/zoo/bugs/fused_max_slow.idsl).
+bool callsValueHelper(const std::string& code) {
+  static const std::set<std::string> index = {"formac_clamp", "formac_mirror", "formac_wrap", "formac_in_range",
+                                              "formac_row", "formac_minll", "formac_maxll"};
+  for (size_t at = code.find("formac_"); at != std::string::npos; at = code.find("formac_", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == '_')) continue;
+    size_t end = at;
+    while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) ++end;
+    if (end < code.size() && code[end] == '(' && !index.count(code.substr(at, end - at))) return true;
+  }
+  return false;
+}
+
 class Emitter {
  public:
   explicit Emitter(const FusedGroupC& g)
@@ -353,7 +371,7 @@ class Emitter {
                        : rank() == 2 ? ": row q0, columns a..b, into row[q1 - a] */\n"
                                      : ": rows a..b of plane q0, whole */\n";
     std::ostringstream os;
-    bool noWrapv = wrapFree(pc);
+    bool noWrapv = wrapFree(pc) && !callsValueHelper(body);
     if (noWrapv) os << "FORMAC_NO_WRAPV_BEGIN\n";
     os << "/* " << name(id) << " = " << s.origin << what
        << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n" << text << "}\n";
