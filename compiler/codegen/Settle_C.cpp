@@ -75,7 +75,6 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   const Names bn = assignNames(body, name);
   const ir::Stage& x = body.stages[static_cast<size_t>(lf.carried)];
   const std::string T = cType(x.type);
-  const ir::Piece& pc = body.stages[static_cast<size_t>(lf.next)].pieces[0];
 
   ExprContext ctx;
   ctx.pipeline = &body;
@@ -91,7 +90,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   // other images' keep theirs: their extents may differ).
   auto print = [&](bool inside) {
     ctx.resolved = [&, inside](int id) { return inside && id == lf.carried; };
-    return printSettleValue(pc.body, ctx, "      ");
+    return printSettleValue(lf.body, ctx, "      ");
   };
   const std::string value = print(false), valueInside = print(true);
   const std::string r = std::to_string(lf.radius);

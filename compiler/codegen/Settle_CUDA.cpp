@@ -12,7 +12,6 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   const ir::Pipeline& body = *loop.body;
   const Names bn = assignNames(body, name);
   const std::string T = cType(body.stages[static_cast<size_t>(lf.carried)].type);
-  const ir::Piece& pc = body.stages[static_cast<size_t>(lf.next)].pieces[0];
   auto extent = [&](int id, int d) {
     return "(" + ir::printSize(body.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(d)], bn.param) + ")";
   };
@@ -36,7 +35,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
     for (size_t d = 1; d < idx.size(); ++d) lin = "(" + lin + " * " + extent(id, static_cast<int>(d)) + " + (" + idx[d] + "))";
     return bn.stage[static_cast<size_t>(id)] + "[" + lin + "]";
   };
-  const std::string value = "        " + T + " formac_v;\n" + printSettleValue(pc.body, ctx, "        ");
+  const std::string value = "        " + T + " formac_v;\n" + printSettleValue(lf.body, ctx, "        ");
   const std::string rows = extent(lf.carried, 0), cols = extent(lf.carried, 1);
 
   SettleCuda s;

@@ -6,6 +6,9 @@
 #include <optional>
 #include <set>
 
+#include "ir/Edges.h"
+#include "passes/LoopStep.h"
+
 namespace formac::passes {
 namespace {
 
@@ -32,14 +35,6 @@ const Expr& stripWidening(const Expr& e) {
   return *x;
 }
 
-bool readsAtCentre(const Expr& e, int producer) {
-  if (e.kind != Expr::ImageRead || e.producer != producer || e.field >= 0 || !e.origin.empty() || e.firstDim != 0)
-    return false;
-  for (const auto& a : e.axes)
-    if (a.offset != 0 || a.scale != 1) return false;
-  return true;
-}
-
 // Whether `e` is X<i> != X<i-1> (either order).
 bool isChangeTest(const Expr& e, int next, int carried) {
   const Expr& t = stripWidening(e);
@@ -48,30 +43,6 @@ bool isChangeTest(const Expr& e, int next, int carried) {
   const Expr& b = stripWidening(*t.args[1]);
   return (readsAtCentre(a, next) && readsAtCentre(b, carried)) ||
          (readsAtCentre(a, carried) && readsAtCentre(b, next));
-}
-
-// Whether piece `pc` of a rank-2 stage of extent `ext` computes every point.
-bool wholeImage(const ir::Piece& pc, const std::vector<ir::Size>& ext, int params) {
-  if (pc.axes.size() != ext.size()) return false;
-  for (size_t d = 0; d < ext.size(); ++d) {
-    long long v;
-    if (!isConst(pc.axes[d].start, &v) || v != 0 || pc.axes[d].step != 1) return false;
-    if (!ir::sameSize(pc.axes[d].count, ext[d], params)) return false;
-    if (!isConst(pc.validLo[d], &v) || v != 0) return false;
-    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(ext[d], ir::sizeConst(1)), params)) return false;
-  }
-  return true;
-}
-
-template <typename F>
-void forEachExpr(const Expr& e, F&& f) {
-  f(e);
-  for (const auto& a : e.args) forEachExpr(*a, f);
-}
-template <typename F>
-void forEachExpr(const ir::Body& b, F&& f) {
-  for (const auto& l : b.lets) forEachExpr(*l.value, f);
-  forEachExpr(*b.result, f);
 }
 
 // ------------------------------------------------------- polarity analysis
@@ -511,14 +482,15 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
     }
     if (test < 0) return no("its condition is not any(X<i> != X<i-1>)");
   }
-  for (const auto& s : body.stages)
-    if (s.kind != ir::Stage::Input && s.id != r.next && s.id != test && s.id != cond.id)
-      return no("its body computes more than X<i> and the change test");
+  std::set<int> others = {cond.id};
+  if (test >= 0) others.insert(test);
+  std::string why;
+  if (!flattenStep(body, r.next, others, &r.body, &why)) return no(why);
 
   // The taps of X<i-1>.
   std::set<std::array<int, 2>> taps;
   bool bad = false, modeSet = false;
-  forEachExpr(next.pieces[0].body, [&](const Expr& e) {
+  ir::forEachExpr(r.body, [&](const Expr& e) {
     if ((e.kind != Expr::ImageRead && e.kind != Expr::IndexRead) || e.producer != r.carried) return;
     if (e.kind == Expr::IndexRead || e.field >= 0 || !e.origin.empty() || e.firstDim != 0) return void(bad = true);
     std::array<int, 2> o{};
@@ -539,14 +511,14 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   if (r.radius > 8) return no("it reads X<i-1> more than 8 points away");
   r.taps.assign(taps.begin(), taps.end());
 
-  const Pol pol = Polarity(next.pieces[0].body, r.carried).result();
+  const Pol pol = Polarity(r.body, r.carried).result();
   if (pol == Pol::Inc || pol == Pol::Const) {
     r.ok = true;
     r.why = "monotone: its body is built from operations that keep the order of X<i-1> (polarity analysis)";
     return r;
   }
   bool closed = true;
-  forEachExpr(next.pieces[0].body, [&](const Expr& e) {
+  ir::forEachExpr(r.body, [&](const Expr& e) {
     if ((e.kind == Expr::ImageRead || e.kind == Expr::IndexRead) && e.producer != r.carried) closed = false;
     if (e.kind == Expr::ScalarIn) closed = false;
   });
@@ -555,7 +527,7 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   auto start = sets.ofStage(loop.carried[0].outer);
   if (!start) return no("the polarity analysis cannot show its body monotone, and X<0> can hold too many values");
   if (modeSet && r.mode == BoundaryMode::Constant) start->insert(wrapTo((long long)r.constant, x.type.scalar));
-  r.ok = monotoneByEnumeration(next.pieces[0].body, r.carried, r.taps, *start, &r.why);
+  r.ok = monotoneByEnumeration(r.body, r.carried, r.taps, *start, &r.why);
   return r;
 }
 

@@ -4,10 +4,11 @@
 // A loop qualifies when it is a monotone propagation:
 //  * it carries one rank-2 image X of an integer type, and its condition is
 //    any(X<i> != X<i-1>) (directly or through a stage computing the test);
-//  * its body computes X<i> in one stage, one piece over the whole image, from
-//    X<i-1> read at constant offsets with boundary mode constant, clamped,
-//    extend or mirror (or none at offset 0), and from anything that does not
-//    change between rounds (the loop's outer images, scalars);
+//  * its body computes X<i> in one piece over the whole image (through
+//    stages of its own that X<i> reads at the point, inlined: LoopStep.h),
+//    from X<i-1> read at constant offsets with boundary mode constant,
+//    clamped, extend or mirror (or none at offset 0), and from anything that
+//    does not change between rounds (the loop's outer images, scalars);
 //  * X<i> = f(X<i-1>) is monotone: x <= y point by point implies
 //    f(x) <= f(y). Proved either by a polarity analysis of the body (min,
 //    max, sums, non-negative products and comparisons of non-decreasing
@@ -44,6 +45,7 @@ struct LocalFixpoint {
   std::string why;    // ok: the proof ("monotone: ..."); else why not
   int carried = -1;   // the body's Input stage holding X<i-1>
   int next = -1;      // the body's stage computing X<i>
+  ir::Body body;      // X<i>'s value at a point, the stages computed for it inlined (LoopStep.h)
   std::vector<std::array<int, 2>> taps;  // the offsets f reads X<i-1> at, distinct
   int radius = 0;     // the largest |offset| of a tap
   BoundaryMode mode = BoundaryMode::Constant;  // of the taps off the centre

@@ -356,6 +356,25 @@ while (any(c<i>));
 return e<i>;
 )";
 
+// The hysteresis with its neighbourhood in a stage of its own, which X<i>
+// reads at the point (inlined into the step: passes/LoopStep.h).
+const std::string kSettleHelper = std::string(kDiffersInt8) + R"(stencil classify(vector#2 int8 X) { return cast<int8>(X > 200 ? 2 : (X > 100 ? 1 : 0)); }
+stencil near(vector#2 int8 S) {
+  return cast<int8>(max(max(max(S@[-1,-1], S@[-1,0]), max(S@[-1,1], S@[0,-1])),
+                        max(max(S@[0,1], S@[1,-1]), max(S@[1,0], S@[1,1]))));
+}
+stencil grow(vector#2 int8 S, vector#2 int8 N) { return cast<int8>(S + (S == 1) * (N == 2)); }
+parameter M, N, R;
+vector#2 int8 img[M,N];
+s<0> = classify(img);
+do i = 1..R
+  n<i> = near(s<i-1>:constant(0));
+  s<i> = grow(s<i-1>, n<i>);
+  c<i> = differs(s<i>, s<i-1>);
+while (any(c<i>));
+return s<i>;
+)";
+
 // One diagonal tap read through a mirror, capped by an int64 image (progfuzz
 // seed 1048: a change on row 1 is read by row 0 through the reflection).
 const char* const kSettleMirror = R"(stencil start(vector#2 int16 X) { return cast<int16>(X / 3); }
@@ -437,6 +456,7 @@ std::vector<ProgramCase> loopCases() {
   out.push_back(make("settle_geodesic", kSettleGeodesic, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {260, 70}, {0, 5}}));
   out.push_back(make("settle_erode", kSettleErode, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {150, 140}}));
   out.push_back(make("settle_mixed", kSettleMixed, kSettleMixedRuns));
+  out.push_back(make("settle_helper", kSettleHelper, {{1, 1, 5}, {37, 131, 100000}, {200, 150, 100000}, {70, 130, 2}}));
   out.push_back(make("settle_mirror", kSettleMirror, {{5, 7}, {2, 3}, {1, 4}, {9, 1}, {13, 17}, {70, 90}}));
   out.push_back(make("settle_spiral", kSettleSpiral, {{1, 1}, {2, 3}, {40, 40}, {23, 57}, {150, 9}, {0, 4}}));
   out.push_back(make("loop_conditions", kConditions, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {0, 3}}));

@@ -77,6 +77,26 @@ TEST(LocalFixpoint, RefusesWhatItCannotProve) {
   EXPECT_NE(why(loop("max(S, S@[0,1])", "X", "clamped", "all(c<i>)")).find("condition"), std::string::npos);
 }
 
+// A body stage that X<i> reads at the point is inlined into the step; one
+// read at an offset is not.
+std::string withHelper(const std::string& read) {
+  return "stencil near(vector#2 int S) { return max(S@[-1,0], S@[1,0]); }\n"
+         "stencil f(vector#2 int S, vector#2 int H) { return max(S, " + read + "); }\n"
+         "stencil differs(vector#2 int A, vector#2 int B) { return A != B; }\n"
+         "parameter M, N;\nvector#2 int img[M,N];\ns<0> = img;\n"
+         "do i = 1..10\n  h<i> = near(s<i-1>:clamped);\n  s<i> = f(s<i-1>, h<i>:clamped);\n"
+         "  c<i> = differs(s<i>, s<i-1>);\nwhile (any(c<i>));\nreturn s<i>;\n";
+}
+
+TEST(LocalFixpoint, InlinesTheStagesOfTheStep) {
+  auto lf = analyse(withHelper("H"));
+  EXPECT_TRUE(lf.ok) << lf.why;
+  EXPECT_EQ(lf.taps.size(), 3u);  // S itself, and near's two through the inlined stage
+  lf = analyse(withHelper("H@[0,1]"));
+  EXPECT_FALSE(lf.ok);
+  EXPECT_NE(lf.why.find("at the point"), std::string::npos) << lf.why;
+}
+
 TEST(LocalFixpoint, RefusesTwoCarriedImages) {
   auto lf = analyse(
       "stencil f(vector#2 int S) { return max(S, S@[0,1]); }\n"
