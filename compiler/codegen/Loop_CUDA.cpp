@@ -83,7 +83,7 @@ std::string markBytes(const LoopCuda& l) { return "2 * (size_t)" + tilesAlong(l,
 std::string settlePass(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
   SettleCuda k = settleKernelCuda(loop, *l.settle, l.name + "_settle");
-  std::string args = buffer(l, 'b', 0);
+  std::string args = buffer(l, 'b', 0) + (l.settle->selective ? ", " + buffer(l, 'a', 0) : std::string());
   std::vector<std::string> params;
   for (const auto& p : l.names->param) params.push_back("(long long)" + p);
   for (const auto& a : k.takes.arguments(l.reads, l.names->scalar, params)) args += ", " + a;
@@ -92,7 +92,7 @@ std::string settlePass(const LoopCuda& l) {
   const std::string state = ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
   return "if (first)\n          formac_settle_measure" + grid + buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0) + ", (long long)(" +
          ir::printSize(result(l, 0).extent[0], l.names->param) + "), (long long)(" +
-         ir::printSize(result(l, 0).extent[1], l.names->param) + "), " + std::to_string(l.settle->radius) + state +
+         ir::printSize(result(l, 0).extent[1], l.names->param) + "), " + std::to_string(l.settle->radius) + ", " + (l.settle->selective ? "1" : "0") + state +
          ";\n        else\n          " + l.name +
          "_settle" + grid + args + state;
 }
@@ -238,12 +238,13 @@ static __device__ __forceinline__ void formac_settle_mark(unsigned char* marks, 
   if (ty >= 0 && ty < gridDim.y && tx >= 0 && tx < gridDim.x && (reads || (!dy && !dx && self)))
     marks[ty * gridDim.x + tx] = 1;
 }
-/* Round 1's changes, a FORMAC_SETTLE_TILE x FORMAC_SETTLE_TILE tile a block: their direction and size into
+/* Round 1's changes, a FORMAC_SETTLE_TILE x FORMAC_SETTLE_TILE tile a block: their direction and size (`count`:
+   the points changed, else the sum of |changes|) into
    the state, and marks for the first pass on the tiles whose points may
    change next (the tile, and those around it whose halo changed). */
 template <typename T>
 static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, const T* x0, long long rows, long long cols,
-                                                                    int r, struct formac_settle_state* st,
+                                                                    int r, int count, struct formac_settle_state* st,
                                                                     unsigned char* marks) {
   __shared__ unsigned long long moved;
   __shared__ int dir;
@@ -261,7 +262,7 @@ static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, 
       if (a != b) {
         d |= b > a ? 1 : 2;
         sides |= formac_settle_sides(k, (int)(threadIdx.x % FORMAC_SETTLE_TILE), r);
-        m += b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
+        m += count ? 1 : b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
       }
     }
   if (m) atomicAdd(&moved, m);

@@ -37,7 +37,7 @@ std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& na
 std::string settlePreludeC() {
   return R"(/* A list of points (row-major indices) to recompute, for settled loops. */
 typedef struct {
-  long long *v, n, cap;
+  long long *v, head, n, cap; /* the points v[head..n), first in, first out */
 } formac_points;
 static int formac_points_push(formac_points* l, long long p) {
   if (l->n == l->cap) {
@@ -109,15 +109,17 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   const std::string phasePragma =
       openmp ? "      FORMAC_PRAGMA(omp parallel for reduction(|:formac_failed) reduction(+:formac_moved) schedule(dynamic, 1))\n"
              : "";
+  // A selective body counts the points changed: the band sees X<0> too.
+  const std::string x0 = lf.selective ? ", const " + T + "* formac_x0" : "";
   std::vector<std::string> inner;
   for (const auto& r : loop.reads) inner.push_back(bn.stage[static_cast<size_t>(r.inner)]);
-  std::string args = "formac_x";
+  std::string args = lf.selective ? "formac_x, formac_x0" : "formac_x";
   for (const auto& a : s.takes.arguments(inner, bn.scalar, bn.param)) args += ", " + a;
 
   s.function = reachFunction(lf, name) +
       "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"
       "   where it changes queues the points that read it. */\n"
-      "static int " + name + "_band(" + T + "* formac_x" + params + ",\n"
+      "static int " + name + "_band(" + T + "* formac_x" + x0 + params + ",\n"
       "    formac_points* formac_todo, unsigned char* formac_queued, long long formac_b, long long formac_band,\n"
       "    unsigned long long* formac_moved) {\n"
       "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
@@ -129,8 +131,8 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "      if (formac_points_push(formac_own, formac_in->v[formac_k])) return 1;\n"
       "    formac_in->n = 0;\n"
       "  }\n"
-      "  while (formac_own->n) {\n"
-      "    const long long formac_p = formac_own->v[--formac_own->n];\n"
+      "  while (formac_own->head < formac_own->n) {  /* first in, first out: fronts advance together */\n"
+      "    const long long formac_p = formac_own->v[formac_own->head++];\n"
       "    " + T + " formac_v;\n"
       "    const long long formac_i = formac_p / formac_cols, formac_j = formac_p % formac_cols;\n"
       "    formac_queued[formac_p] = 0;\n"
@@ -138,13 +140,16 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "    } else {\n" + value + "    }\n"
       "    {\n"
       "      if (formac_v != formac_x[formac_p]) {\n"
-      "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
-      "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n"
+      + std::string(lf.selective
+            ? "        *formac_moved += formac_x[formac_p] == formac_x0[formac_p];  /* the point's first change */\n"
+            : "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
+              "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n") +
       "        formac_x[formac_p] = formac_v;\n"
       "        if (" + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
       "      }\n"
       "    }\n"
       "  }\n"
+      "  formac_own->head = formac_own->n = 0;\n"
       "  return 0;\n"
       "}\n"
       "/* The do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) + ") from round 1's\n"
@@ -158,7 +163,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "  const long long formac_bands = (formac_rows + formac_band - 1) / formac_band;\n"
       "  formac_points* formac_todo = (formac_points*)calloc((size_t)(3 * formac_bands), sizeof(formac_points));\n"
       "  unsigned char* formac_queued = (unsigned char*)calloc((size_t)(formac_rows * formac_cols) + 1, 1);\n"
-      "  unsigned long long formac_moved = 0;  /* the sum of |x - x0|: bounds the rounds */\n"
+      "  unsigned long long formac_moved = 0;  /* bounds the rounds: " + (lf.selective ? "the points changed" : "the sum of |x - x0|") + " */\n"
       "  int formac_up = 0, formac_down = 0, formac_failed = 0;\n"
       "  long long formac_b;\n"
       "  if (!formac_todo || !formac_queued) {\n"
@@ -176,10 +181,10 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "        if (formac_x[formac_p] == formac_x0[formac_p]) continue;\n"
       "        if (formac_x[formac_p] > formac_x0[formac_p]) {\n"
       "          formac_up = 1;\n"
-      "          formac_moved += (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_x0[formac_p];\n"
+      "          formac_moved += " + std::string(lf.selective ? "1" : "(unsigned long long)formac_x[formac_p] - (unsigned long long)formac_x0[formac_p]") + ";\n"
       "        } else {\n"
       "          formac_down = 1;\n"
-      "          formac_moved += (unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p];\n"
+      "          formac_moved += " + std::string(lf.selective ? "1" : "(unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p]") + ";\n"
       "        }\n"
       "        formac_failed |= " + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
       "      }\n"

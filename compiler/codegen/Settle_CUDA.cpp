@@ -63,7 +63,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   s.kernel =
       "/* One pass of settling the do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) +
       ") in place (Settle_CUDA.h):\n   " + lf.why + ". */\n"
-      "static __global__ void __launch_bounds__(" + threads + ") " + name + "(" + T + "* formac_x" + params +
+      "static __global__ void __launch_bounds__(" + threads + ") " + name + "(" + T + "* formac_x" + (lf.selective ? ", const " + T + "* __restrict__ formac_x0" : std::string()) + params +
       ",\n    struct formac_settle_state* formac_st, unsigned char* formac_marks) {\n"
       "  enum { FORMAC_TILE = " + tile + ", FORMAC_R = " + std::to_string(lf.radius) +
       ", FORMAC_W = FORMAC_TILE + 2 * FORMAC_R };\n"
@@ -110,8 +110,10 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
       "        const " + T + " formac_old = formac_t[formac_here];\n"
       "        if (formac_v != formac_old) {\n"
-      "          formac_moved += formac_v > formac_old ? (unsigned long long)formac_v - (unsigned long long)formac_old\n"
-      "                                                : (unsigned long long)formac_old - (unsigned long long)formac_v;\n"
+      + std::string(lf.selective
+            ? "          formac_moved += formac_old == formac_x0[formac_i * formac_cols + formac_j];  /* a first change */\n"
+            : "          formac_moved += formac_v > formac_old ? (unsigned long long)formac_v - (unsigned long long)formac_old\n"
+              "                                                : (unsigned long long)formac_old - (unsigned long long)formac_v;\n") +
       "          formac_t[formac_here] = formac_v;\n"
       "          formac_swept = 1;\n"
       "          formac_sides |= formac_settle_sides(formac_py, formac_px, FORMAC_R);\n"

@@ -35,7 +35,7 @@ struct SettleCuda {
   SettleParameters takes;  // what the kernel takes after x, before the state and the tile marks
 };
 
-// `name`(x, <reads, scalars, params>, state, marks).
+// `name`(x, [x0 when lf.selective], <reads, scalars, params>, state, marks).
 SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name);
 
 }  // namespace formac::codegen

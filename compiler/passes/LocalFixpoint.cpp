@@ -66,18 +66,30 @@ class Polarity {
  public:
   Polarity(const ir::Body& b, int carried) : body_(b), carried_(carried), lets_(b.lets.size()) {}
   Pol result() { return of(*body_.result).pol; }
+  // Whether every value that depends on X<i-1> is a read of it, a min or a
+  // max, a ?: on a condition that does not, or a conversion that keeps the
+  // value: f then picks each point's value among its inputs (LocalFixpoint.h).
+  bool selective() {
+    result();
+    return selective_;
+  }
 
  private:
   Fact of(const Expr& e) {
     Fact f = compute(e);
-    if (!isInteger(e.type)) return Fact{f.pol == Pol::Const ? Pol::Const : Pol::Unknown};
+    if (!isInteger(e.type)) f = Fact{f.pol == Pol::Const ? Pol::Const : Pol::Unknown};
     long long lo, hi;
-    integerRange(e.type.scalar, &lo, &hi);
-    if (f.lo < lo || f.hi > hi) {  // it could wrap or overflow: no longer ordered
+    if (isInteger(e.type)) integerRange(e.type.scalar, &lo, &hi);
+    if (isInteger(e.type) && (f.lo < lo || f.hi > hi)) {  // it could wrap or overflow: no longer ordered
       f.pol = f.pol == Pol::Const ? Pol::Const : Pol::Unknown;
       f.lo = lo;
       f.hi = hi;
     }
+    const bool picks = e.kind == Expr::ImageRead || e.kind == Expr::Local ||
+                       (e.kind == Expr::Call && (e.fn == ir::MathFn::Min || e.fn == ir::MathFn::Max)) ||
+                       (e.kind == Expr::Select && of(*e.args[0]).pol == Pol::Const) ||
+                       (e.kind == Expr::Cast && f.pol != Pol::Unknown && isInteger(e.type));
+    if (f.pol != Pol::Const && !picks) selective_ = false;
     return f;
   }
   Fact range(const Type& t, Pol p) {
@@ -185,6 +197,7 @@ class Polarity {
   const ir::Body& body_;
   int carried_;
   std::vector<std::optional<Fact>> lets_;
+  bool selective_ = true;
 };
 
 // ------------------------------------------------------------ enumeration
@@ -511,10 +524,14 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   if (r.radius > 8) return no("it reads X<i-1> more than 8 points away");
   r.taps.assign(taps.begin(), taps.end());
 
-  const Pol pol = Polarity(r.body, r.carried).result();
+  Polarity polarity(r.body, r.carried);
+  const Pol pol = polarity.result();
+  r.selective = polarity.selective();
+  const std::string picks = r.selective ? "; it picks each value among its inputs: the rounds needed are at most "
+                                          "the points it changes" : "";
   if (pol == Pol::Inc || pol == Pol::Const) {
     r.ok = true;
-    r.why = "monotone: its body is built from operations that keep the order of X<i-1> (polarity analysis)";
+    r.why = "monotone: its body is built from operations that keep the order of X<i-1> (polarity analysis)" + picks;
     return r;
   }
   bool closed = true;
@@ -528,6 +545,7 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   if (!start) return no("the polarity analysis cannot show its body monotone, and X<0> can hold too many values");
   if (modeSet && r.mode == BoundaryMode::Constant) start->insert(wrapTo((long long)r.constant, x.type.scalar));
   r.ok = monotoneByEnumeration(r.body, r.carried, r.taps, *start, &r.why);
+  if (r.ok) r.why += picks;
   return r;
 }
 

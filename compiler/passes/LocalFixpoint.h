@@ -28,8 +28,13 @@
 // the written loop stops at F within B = sum |F - X0| changing rounds: when
 // the round limit R >= B, the loop's result is F. The backends measure the
 // direction after round 1 and B as they go; a mixed direction or B > R runs the
-// rounds one by one from X0 instead. docs/language-decisions.md says this for
-// users.
+// rounds one by one from X0 instead. A *selective* f (every value depending on
+// X a read of it, a min, a max, a ?: on a condition that does not depend on X,
+// or a value-keeping conversion: reconstruction, geodesic dilation) commutes
+// with thresholds: for each level t, [X<k> >= t] runs a monotone Boolean
+// network, which changes in consecutive rounds only, each flipping a point
+// for good; so the loop needs at most B = count(F != X0) changing rounds, the
+// bound used then. docs/language-decisions.md says this for users.
 #pragma once
 
 #include <array>
@@ -50,6 +55,7 @@ struct LocalFixpoint {
   int radius = 0;     // the largest |offset| of a tap
   BoundaryMode mode = BoundaryMode::Constant;  // of the taps off the centre
   double constant = 0.0;                       // mode Constant: the value
+  bool selective = false;  // the rounds' bound counts the points changed, not their changes' sum
 };
 
 // The decision for the loop whose first LoopResult stage is `first` in

@@ -200,7 +200,9 @@ int execute(const RunOptions& o) {
       bool settles = p.backend() == Backend::Jit && passes::analyseLocalFixpoint(p.pipeline(), *loops[k]).ok;
       verbose("do loop over '" + loops[k]->loop->iterator + "' (line " + std::to_string(loops[k]->loop->loc.line) +
               "): " + std::to_string(rounds[k]) +
-              (settles ? " passes over the image (round 1, then its local fixed point in bands of rows)"
+              (settles ? " passes over the image (round 1 and each exchange of its settling in bands of rows; "
+                         "the rounds when they ran one by one: round 1 moved points both ways, or the changes "
+                         "added up to more than the limit)"
                        : " rounds, each a pass over its images"));
     }
   }
