@@ -3,7 +3,9 @@
 // in place, point by point, from worklists.
 //
 // The image is cut into bands of rows. Round 1's changes queue the points
-// that read them; then the bands of one parity at a time (their neighbours
+// that read them (first in, first out: with last in, first out a low value
+// ran far ahead of the higher one that overtook it later; fill holes at 512²
+// took 0.58 s against 55 ms); then the bands of one parity at a time (their neighbours
 // idle, so no point is written while another thread reads it) pop points,
 // recompute them with the loop's body and, where a value changes, queue the
 // points that read it: in the band's own list, or in the list the band above
