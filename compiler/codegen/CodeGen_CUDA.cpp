@@ -377,58 +377,6 @@ class CudaGen {
   // Heavy fused kernels (the sweep) also have int forms for kTightBlocks
   // resident blocks per SM (FusedKernel_CUDA.h).
   static bool hasTightForm(const passes::FusionGroup& g) { return cudaHasTightForm(g); }
-  static std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
-
-  // In create(): each heavy fused kernel runs its form for the most resident
-  // blocks that ptxas kept (nearly) free of local memory (ws->formac_tight_K: those
-  // blocks, 0 for none).
-  std::string tightForms() const {
-    std::string t;
-    for (const auto& g : groups_) {
-      if (!hasTightForm(g)) continue;
-      std::string blocks;
-      for (int b : kTightBlocks) blocks += (blocks.empty() ? "" : ", then ") + std::to_string(b);
-      std::string chain;
-      for (int b : kTightBlocks)
-        chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + fusedName(g) +
-                 "<" + tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " +
-                 std::to_string(kTightLocalBytes) + ") ws->formac_tight_" + fusedName(g) + " = " + std::to_string(b) + ";\n";
-      t += "  { /* " + fusedName(g) + ": the most blocks per SM (" + blocks + ") with at most " +
-               std::to_string(kTightLocalBytes) + " bytes of local memory a thread (spills, stack) */\n"
-           "    cudaFuncAttributes a;\n" + chain +
-           "    cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
-    }
-    return t;
-  }
-
-  // In create(): kernels above the default shared memory ask for the opt-in
-  // amount, after checking that the device has it.
-  std::string sharedMemoryOptIn() const {
-    std::string t;
-    for (const auto& g : groups_) {
-      long long bytes = g.tiledKernel() ? fusedSharedBytes(p_, g) : 0;
-      if (bytes <= kDefaultSharedBytes) continue;
-      std::string fail = "{ " + K() + "_destroy(ws); return NULL; }";
-      std::string B = std::to_string(bytes);
-      if (t.empty())
-        t += "  int device = 0, shared_optin = 0;\n"
-             "  FORMAC_CUDA_CHECK(cudaGetDevice(&device), " + fail + ");\n"
-             "  FORMAC_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), " +
-             fail + ");\n";
-      t += "  if (" + B + " > shared_optin) {\n"
-           "    fprintf(stderr, \"" + K() + ": " + fusedName(g) + " needs " + B +
-           " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
-           "    " + fail + "\n  }\n";
-      std::vector<std::string> forms = {"int", "long long"};
-      if (hasTightForm(g))
-        for (int b : kTightBlocks) forms.push_back(tightForm(b));
-      for (const auto& I : forms)
-        t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + fusedName(g) + "<" + I +
-             ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
-    }
-    return t;
-  }
-
   // ------------------------------------------------------------ workspace
   bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
   int ownedOutput(int id) const { return codegen::ownedOutput(p_, id); }
@@ -476,7 +424,8 @@ class CudaGen {
     os << linkage << W << "* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
        << "  " << W << "* ws = (" << W << "*)calloc(1, sizeof *ws);\n  if (!ws) return NULL;\n";
     for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    os << extentChecks(p_, n_, K()) << sharedMemoryOptIn() << tightForms();
+    os << extentChecks(p_, n_, K()) << cudaSharedMemoryOptIn(program_, "{ " + K() + "_destroy(ws); return NULL; }")
+       << cudaTightForms(program_);
     os << "  /* Buffers start at 0: the points a stage does not compute stay 0. */\n";
     for (const auto& b : buffers)
       os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.first << ", " << bytesOf(*b.second)

@@ -222,4 +222,53 @@ LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
   return sc;
 }
 
+namespace {
+std::string tightForm(int blocks) { return "int, " + std::to_string(blocks); }
+}  // namespace
+
+std::string cudaTightForms(const CudaProgram& c) {
+  std::string t;
+  for (const auto& g : *c.groups) {
+    if (!cudaHasTightForm(g)) continue;
+    const std::string name = cudaFusedName(c, g);
+    std::string blocks;
+    for (int b : kTightBlocks) blocks += (blocks.empty() ? "" : ", then ") + std::to_string(b);
+    std::string chain;
+    for (int b : kTightBlocks)
+      chain += std::string(chain.empty() ? "    if" : "    else if") + " (cudaFuncGetAttributes(&a, " + name + "<" +
+               tightForm(b) + ">) == cudaSuccess && a.localSizeBytes <= " + std::to_string(kTightLocalBytes) +
+               ") ws->formac_tight_" + name + " = " + std::to_string(b) + ";\n";
+    t += "  { /* " + name + ": the most blocks per SM (" + blocks + ") with at most " +
+         std::to_string(kTightLocalBytes) + " bytes of local memory a thread (spills, stack) */\n"
+         "    cudaFuncAttributes a;\n" + chain +
+         "    cudaGetLastError();  /* a failed query leaves ptxas's form */\n  }\n";
+  }
+  return t;
+}
+
+std::string cudaSharedMemoryOptIn(const CudaProgram& c, const std::string& fail) {
+  std::string t;
+  for (const auto& g : *c.groups) {
+    long long bytes = g.tiledKernel() ? fusedSharedBytes(*c.pipeline, g) : 0;
+    if (bytes <= passes::kCudaDefaultSharedBytes) continue;
+    const std::string name = cudaFusedName(c, g), B = std::to_string(bytes);
+    if (t.empty())
+      t += "  int device = 0, shared_optin = 0;\n"
+           "  FORMAC_CUDA_CHECK(cudaGetDevice(&device), " + fail + ");\n"
+           "  FORMAC_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), " +
+           fail + ");\n";
+    t += "  if (" + B + " > shared_optin) {\n"
+         "    fprintf(stderr, \"" + c.kernel + ": " + name + " needs " + B +
+         " bytes of shared memory per block; the device allows %d\\n\", shared_optin);\n"
+         "    " + fail + "\n  }\n";
+    std::vector<std::string> forms = {"int", "long long"};
+    if (cudaHasTightForm(g))
+      for (int b : kTightBlocks) forms.push_back(tightForm(b));
+    for (const auto& I : forms)
+      t += "  FORMAC_CUDA_CHECK(cudaFuncSetAttribute(" + name + "<" + I +
+           ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " + B + "), " + fail + ");\n";
+  }
+  return t;
+}
+
 }  // namespace formac::codegen

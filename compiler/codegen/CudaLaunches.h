@@ -40,4 +40,12 @@ ScanCuda cudaScanRequest(const CudaProgram& c, int sid, LaunchSchedule* sc);
 
 LaunchSchedule cudaLaunchSchedule(const CudaProgram& c);
 
+// In create(): each heavy fused kernel runs its form for the most resident
+// blocks that ptxas kept (nearly) free of local memory (ws->formac_tight_K:
+// those blocks, 0 for none).
+std::string cudaTightForms(const CudaProgram& c);
+// In create(): kernels above the default shared memory ask for the opt-in
+// amount, after checking that the device has it; `fail` runs if not.
+std::string cudaSharedMemoryOptIn(const CudaProgram& c, const std::string& fail);
+
 }  // namespace formac::codegen
