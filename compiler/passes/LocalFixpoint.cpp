@@ -522,6 +522,7 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   });
   if (bad) return no("it reads X<i-1> other than at constant offsets with one of constant, clamped, extend, mirror");
   if (r.radius > 8) return no("it reads X<i-1> more than 8 points away");
+  if (taps.empty()) return no("its body does not read X<i-1>: round 2 changes nothing, there is nothing to settle");
   r.taps.assign(taps.begin(), taps.end());
 
   Polarity polarity(r.body, r.carried);
