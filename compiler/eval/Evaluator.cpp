@@ -3,257 +3,29 @@
 #include <cmath>
 #include <cstring>
 #include <algorithm>
-#include <functional>
 #include <map>
+
+#include "eval/Value.h"
 
 namespace formac::eval {
 namespace {
 
-using ir::BinOp;
 using ir::Expr;
-using ir::MathFn;
+using namespace detail;
 
-// A value of any C type the IR uses. Integers are kept in `i` (already
-// truncated to their type), floating values in `f` (floats are exactly
-// representable as float).
-struct Val {
-  ScalarKind kind = ScalarKind::Int;
-  int64_t i = 0;
-  double f = 0.0;
-  std::vector<Val> fields;  // struct
+// A read's indices, on the stack up to rank 8 (the interpreter's inner loop
+// must not allocate).
+class Indices {
+ public:
+  explicit Indices(size_t rank) : heap_(rank > kInline ? rank : 0) {}
+  long long& operator[](size_t d) { return data()[d]; }
+  long long* data() { return heap_.empty() ? inline_ : heap_.data(); }
+
+ private:
+  static constexpr size_t kInline = 8;
+  long long inline_[kInline];
+  std::vector<long long> heap_;
 };
-
-int64_t truncateTo(ScalarKind k, int64_t v) {
-  switch (k) {
-    case ScalarKind::Int8: return static_cast<unsigned char>(v);
-    case ScalarKind::Int16: return static_cast<short>(v);
-    case ScalarKind::Uint16: return static_cast<unsigned short>(v);
-    case ScalarKind::Int: return static_cast<int32_t>(static_cast<uint32_t>(v));
-    default: return v;
-  }
-}
-
-Val makeInt(ScalarKind k, int64_t v) {
-  Val r;
-  r.kind = k;
-  r.i = truncateTo(k, v);
-  return r;
-}
-Val makeFloat(ScalarKind k, double v) {
-  Val r;
-  r.kind = k;
-  r.f = k == ScalarKind::Float ? static_cast<double>(static_cast<float>(v)) : v;
-  return r;
-}
-
-// C conversion of a scalar value.
-Val convertVal(const Val& v, ScalarKind to) {
-  bool fromFloat = isFloating(v.kind);
-  if (isFloating(to)) {
-    // An int64 rounds once to float, as C converts it (not through double).
-    if (!fromFloat && to == ScalarKind::Float) return makeFloat(to, static_cast<double>(static_cast<float>(v.i)));
-    if (!fromFloat) return makeFloat(to, static_cast<double>(v.i));
-    if (to == ScalarKind::Float) return makeFloat(to, static_cast<double>(static_cast<float>(v.f)));
-    return makeFloat(to, v.f);
-  }
-  if (!fromFloat) return makeInt(to, v.i);
-  // Floating -> integer as C does it on x86 (ir/Types.h); v.f of a float is
-  // its exact value.
-  return makeInt(to, floatingToInteger(v.f, to));
-}
-
-bool truthy(const Val& v) { return isFloating(v.kind) ? v.f != 0.0 : v.i != 0; }
-
-template <typename T>
-T as(const Val& v) {
-  return isFloating(v.kind) ? static_cast<T>(v.f) : static_cast<T>(v.i);
-}
-
-Val arith(BinOp op, const Val& a, const Val& b, ScalarKind k) {
-  if (k == ScalarKind::Float) {
-    float x = as<float>(a), y = as<float>(b);
-    switch (op) {
-      case BinOp::Add: return makeFloat(k, x + y);
-      case BinOp::Sub: return makeFloat(k, x - y);
-      case BinOp::Mul: return makeFloat(k, x * y);
-      case BinOp::Div: return makeFloat(k, x / y);
-      default: break;
-    }
-  } else if (k == ScalarKind::Double) {
-    double x = as<double>(a), y = as<double>(b);
-    switch (op) {
-      case BinOp::Add: return makeFloat(k, x + y);
-      case BinOp::Sub: return makeFloat(k, x - y);
-      case BinOp::Mul: return makeFloat(k, x * y);
-      case BinOp::Div: return makeFloat(k, x / y);
-      default: break;
-    }
-  } else {
-    // int and int64 wrap: the arithmetic is modulo 2^64, then truncated to k.
-    int64_t x = a.i, y = b.i;
-    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    switch (op) {
-      case BinOp::Add: return makeInt(k, static_cast<int64_t>(ux + uy));
-      case BinOp::Sub: return makeInt(k, static_cast<int64_t>(ux - uy));
-      case BinOp::Mul: return makeInt(k, static_cast<int64_t>(ux * uy));
-      case BinOp::Div: return makeInt(k, y == 0 ? 0 : y == -1 ? static_cast<int64_t>(0 - ux) : x / y);
-      case BinOp::Mod: return makeInt(k, (y == 0 || y == -1) ? 0 : x % y);
-      default: break;
-    }
-  }
-  throw InternalError("bad arithmetic operator");
-}
-
-Val compare(BinOp op, const Val& a, const Val& b) {
-  bool r = false;
-  if (isFloating(a.kind)) {
-    double x = a.f, y = b.f;  // both already of the common type
-    switch (op) {
-      case BinOp::Lt: r = x < y; break;
-      case BinOp::Gt: r = x > y; break;
-      case BinOp::Le: r = x <= y; break;
-      case BinOp::Ge: r = x >= y; break;
-      case BinOp::Eq: r = x == y; break;
-      default: r = x != y; break;
-    }
-  } else {
-    int64_t x = a.i, y = b.i;
-    switch (op) {
-      case BinOp::Lt: r = x < y; break;
-      case BinOp::Gt: r = x > y; break;
-      case BinOp::Le: r = x <= y; break;
-      case BinOp::Ge: r = x >= y; break;
-      case BinOp::Eq: r = x == y; break;
-      default: r = x != y; break;
-    }
-  }
-  return makeInt(ScalarKind::Int, r);
-}
-
-template <typename T>
-T callMath(MathFn fn, T x, T y) {
-  switch (fn) {
-    case MathFn::Sqrt: return std::sqrt(x);
-    case MathFn::Exp: return std::exp(x);
-    case MathFn::Log: return std::log(x);
-    case MathFn::Pow: return std::pow(x, y);
-    case MathFn::Sin: return std::sin(x);
-    case MathFn::Cos: return std::cos(x);
-    case MathFn::Tan: return std::tan(x);
-    case MathFn::Atan: return std::atan(x);
-    case MathFn::Atan2: return std::atan2(x, y);
-    case MathFn::Fabs:
-    case MathFn::Abs: return std::fabs(x);
-    case MathFn::Absd: return x > y ? x - y : y - x;
-    case MathFn::Min: return x < y ? x : y;
-    case MathFn::Max: return x > y ? x : y;
-    case MathFn::Floor: return std::floor(x);
-    case MathFn::Ceil: return std::ceil(x);
-    case MathFn::Round: return std::round(x);
-  }
-  return x;
-}
-
-Val mathCall(MathFn fn, const std::vector<Val>& a, ScalarKind k) {
-  Val y = a.size() > 1 ? a[1] : a[0];
-  if (k == ScalarKind::Float) return makeFloat(k, callMath<float>(fn, as<float>(a[0]), as<float>(y)));
-  if (k == ScalarKind::Double) return makeFloat(k, callMath<double>(fn, as<double>(a[0]), as<double>(y)));
-  int64_t x = a[0].i, z = y.i;
-  uint64_t ux = static_cast<uint64_t>(x), uz = static_cast<uint64_t>(z);  // differences wrap
-  switch (fn) {
-    case MathFn::Abs:
-    case MathFn::Fabs: return makeInt(k, static_cast<int64_t>(x < 0 ? 0 - ux : ux));
-    case MathFn::Absd: return makeInt(k, static_cast<int64_t>(x > z ? ux - uz : uz - ux));
-    case MathFn::Min: return makeInt(k, x < z ? x : z);
-    case MathFn::Max: return makeInt(k, x > z ? x : z);
-    default: break;
-  }
-  throw InternalError("integer call of a floating function");
-}
-
-Val loadScalar(const unsigned char* p, ScalarKind k) {
-  switch (k) {
-    case ScalarKind::Int8: return makeInt(k, *p);
-    case ScalarKind::Int16: { short v; std::memcpy(&v, p, 2); return makeInt(k, v); }
-    case ScalarKind::Uint16: { uint16_t v; std::memcpy(&v, p, 2); return makeInt(k, v); }
-    case ScalarKind::Int: { int32_t v; std::memcpy(&v, p, 4); return makeInt(k, v); }
-    case ScalarKind::Int64: { int64_t v; std::memcpy(&v, p, 8); return makeInt(k, v); }
-    case ScalarKind::Float: { float v; std::memcpy(&v, p, 4); return makeFloat(k, v); }
-    case ScalarKind::Double: { double v; std::memcpy(&v, p, 8); return makeFloat(k, v); }
-  }
-  return Val{};
-}
-
-void storeScalar(unsigned char* p, const Val& v) {
-  switch (v.kind) {
-    case ScalarKind::Int8: *p = static_cast<unsigned char>(v.i); break;
-    case ScalarKind::Int16: { short x = static_cast<short>(v.i); std::memcpy(p, &x, 2); break; }
-    case ScalarKind::Uint16: { uint16_t x = static_cast<uint16_t>(v.i); std::memcpy(p, &x, 2); break; }
-    case ScalarKind::Int: { int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
-    case ScalarKind::Int64: std::memcpy(p, &v.i, 8); break;
-    case ScalarKind::Float: { float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
-    case ScalarKind::Double: std::memcpy(p, &v.f, 8); break;
-  }
-}
-
-Val load(const unsigned char* p, const Type& t) {
-  if (!t.isStruct()) return loadScalar(p, t.scalar);
-  Val v;
-  for (size_t f = 0; f < t.structType->fields.size(); ++f)
-    v.fields.push_back(loadScalar(p + fieldOffset(*t.structType, static_cast<int>(f)),
-                                  t.structType->fields[f].type));
-  return v;
-}
-
-void store(unsigned char* p, const Type& t, const Val& v) {
-  if (!t.isStruct()) return storeScalar(p, v);
-  for (size_t f = 0; f < t.structType->fields.size(); ++f)
-    storeScalar(p + fieldOffset(*t.structType, static_cast<int>(f)), v.fields[f]);
-}
-
-Val zeroOf(const Type& t) {
-  if (!t.isStruct()) return isFloating(t.scalar) ? makeFloat(t.scalar, 0) : makeInt(t.scalar, 0);
-  Val v;
-  for (const auto& f : t.structType->fields) v.fields.push_back(zeroOf(Type::of(f.type)));
-  return v;
-}
-
-// What a Constant-mode read yields outside: the constant converted to the
-// read's type, to every field of a struct (as C's `(struct s){c, c, c}`).
-Val constantOf(const Type& t, double c) {
-  Val d = makeFloat(ScalarKind::Double, c);
-  if (!t.isStruct()) return convertVal(d, t.scalar);
-  Val v;
-  for (const auto& f : t.structType->fields) v.fields.push_back(convertVal(d, f.type));
-  return v;
-}
-
-Val constVal(const Expr& e) {
-  return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, e.floatValue)
-                                   : makeInt(e.type.scalar, e.intValue);
-}
-
-// A Unary, Binary, Call or Cast node applied to its operands' values.
-Val applyOp(const Expr& e, const std::vector<Val>& a) {
-  switch (e.kind) {
-    case Expr::Unary:
-      if (e.unOp == ir::UnOp::Not) return makeInt(ScalarKind::Int, !truthy(a[0]));
-      return isFloating(e.type.scalar) ? makeFloat(e.type.scalar, -a[0].f)
-                                       : makeInt(e.type.scalar, static_cast<int64_t>(0 - static_cast<uint64_t>(a[0].i)));
-    case Expr::Binary:
-      switch (e.binOp) {
-        case BinOp::And: return makeInt(ScalarKind::Int, truthy(a[0]) && truthy(a[1]));
-        case BinOp::Or: return makeInt(ScalarKind::Int, truthy(a[0]) || truthy(a[1]));
-        case BinOp::Lt: case BinOp::Gt: case BinOp::Le: case BinOp::Ge: case BinOp::Eq:
-        case BinOp::Ne: return compare(e.binOp, a[0], a[1]);
-        default: return arith(e.binOp, a[0], a[1], e.type.scalar);
-      }
-    case Expr::Call: return mathCall(e.fn, a, e.type.scalar);
-    case Expr::Cast: return convertVal(a[0], e.type.scalar);
-    default: break;
-  }
-  throw InternalError("applyOp of a node that is not an operation");
-}
 
 class Interpreter {
  public:
@@ -343,7 +115,12 @@ class Interpreter {
     bool oneList = r.op == ir::ReduceOp::Histogram || r.op == ir::ReduceOp::Where || r.op == ir::ReduceOp::TopK;
     std::vector<std::vector<Val>> values(oneList ? 1 : b.elementCount());
     bool empty = false;
-    for (long long c : count) empty = empty || c <= 0;
+    size_t points = 1;
+    for (long long c : count) {
+      empty = empty || c <= 0;
+      points *= c > 0 ? static_cast<size_t>(c) : 0;
+    }
+    for (auto& v : values) v.reserve(points / values.size());
     while (!empty) {
       size_t out = 0;
       for (size_t d = 0; d < rank; ++d)
@@ -522,11 +299,11 @@ class Interpreter {
     throw InternalError("unhandled reduction in the evaluator");
   }
 
-  Val readAt(int producer, const std::vector<long long>& idx, ir::BoundaryMode mode,
+  Val readAt(int producer, const long long* idx, size_t rank, ir::BoundaryMode mode,
              double constant, const Type& type, int field) {
     const Buffer& src = buffers_[static_cast<size_t>(producer)];
     size_t linear = 0;
-    for (size_t d = 0; d < idx.size(); ++d) {
+    for (size_t d = 0; d < rank; ++d) {
       long long n = src.extent[d];
       long long i = idx[d];
       if (i < 0 || i >= n) {
@@ -547,17 +324,17 @@ class Interpreter {
     switch (e.kind) {
       case Expr::Const: return constVal(e);
       case Expr::ImageRead: {
-        std::vector<long long> idx;
+        Indices idx(e.axes.size());
         for (size_t d = 0; d < e.axes.size(); ++d) {
           long long o = d < e.origin.size() ? ir::evalSize(e.origin[d], in_.params) : 0;
-          idx.push_back(e.axes[d].scale * (*q_)[static_cast<size_t>(e.firstDim) + d] + e.axes[d].offset + o);
+          idx[d] = e.axes[d].scale * (*q_)[static_cast<size_t>(e.firstDim) + d] + e.axes[d].offset + o;
         }
-        return readAt(e.producer, idx, e.mode, e.constant, e.type, e.field);
+        return readAt(e.producer, idx.data(), e.axes.size(), e.mode, e.constant, e.type, e.field);
       }
       case Expr::IndexRead: {
-        std::vector<long long> idx;
-        for (const auto& a : e.args) idx.push_back(eval(*a).i);
-        return readAt(e.producer, idx, e.mode, e.constant, e.type, -1);
+        Indices idx(e.args.size());
+        for (size_t d = 0; d < e.args.size(); ++d) idx[d] = eval(*e.args[d]).i;
+        return readAt(e.producer, idx.data(), e.args.size(), e.mode, e.constant, e.type, -1);
       }
       case Expr::ScalarIn: {
         double v = in_.scalars.at(static_cast<size_t>(e.scalar));
@@ -575,9 +352,10 @@ class Interpreter {
       case Expr::Binary:
       case Expr::Call:
       case Expr::Cast: {
-        std::vector<Val> args;
-        for (const auto& a : e.args) args.push_back(eval(*a));
-        return applyOp(e, args);
+        FORMAC_INTERNAL_CHECK(e.args.size() <= 3, "an operation of more than 3 operands");
+        Val args[3];
+        for (size_t k = 0; k < e.args.size(); ++k) args[k] = eval(*e.args[k]);
+        return applyOp(e, args, e.args.size());
       }
       case Expr::Field: return eval(*e.args[0]).fields.at(static_cast<size_t>(e.field));
       case Expr::MakeStruct: {
@@ -623,72 +401,6 @@ long long resolveIndex(long long i, long long n, ir::BoundaryMode mode) {
     }
     default: return -1;
   }
-}
-
-namespace {
-
-// A Const node holding `v`, or null where C has no literal for it (a NaN
-// other than x86's default one, +-0x...8..., which no operation on numbers
-// makes).
-ir::ExprPtr constNode(const Val& v, const Type& t) {
-  auto c = std::make_shared<Expr>();
-  c->kind = Expr::Const;
-  c->type = t;
-  if (isFloating(t.scalar)) {
-    if (std::isnan(v.f)) {
-      uint64_t bits;
-      std::memcpy(&bits, &v.f, 8);
-      if ((bits & 0x7fffffffffffffffULL) != 0x7ff8000000000000ULL) return nullptr;
-    }
-    c->floatValue = v.f;
-  } else {
-    c->intValue = v.i;
-    c->floatValue = static_cast<double>(v.i);
-  }
-  return c;
-}
-
-ir::ExprPtr fold(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& lets) {
-  if (e->kind == Expr::Local) {
-    const ir::ExprPtr& v = lets.at(static_cast<size_t>(e->local));
-    return v->kind == Expr::Const ? v : e;
-  }
-  std::vector<ir::ExprPtr> args;
-  bool changed = false, constant = true;
-  for (const auto& a : e->args) {
-    args.push_back(fold(a, lets));
-    changed = changed || args.back() != a;
-    constant = constant && args.back()->kind == Expr::Const;
-  }
-  if (e->kind == Expr::Select && args[0]->kind == Expr::Const)
-    return truthy(constVal(*args[0])) ? args[1] : args[2];
-  bool op = e->kind == Expr::Unary || e->kind == Expr::Binary || e->kind == Expr::Call ||
-            e->kind == Expr::Cast;
-  if (op && constant && !e->type.isStruct()) {
-    std::vector<Val> vals;
-    for (const auto& a : args) vals.push_back(constVal(*a));
-    if (ir::ExprPtr c = constNode(applyOp(*e, vals), e->type)) return c;
-  }
-  if (!changed) return e;
-  auto c = std::make_shared<Expr>(*e);
-  c->args = std::move(args);
-  return c;
-}
-
-}  // namespace
-
-void foldConstants(ir::Body& b) {
-  std::vector<ir::ExprPtr> lets;
-  for (auto& l : b.lets) {
-    l.value = fold(l.value, lets);
-    lets.push_back(l.value);
-  }
-  b.result = fold(b.result, lets);
-  ir::dropUnusedLets(b);
-}
-
-void foldConstants(ir::Pipeline& p) {
-  for (auto& s : p.stages) ir::forEachPiece(s, [](ir::Piece& pc) { foldConstants(pc.body); });
 }
 
 double floatingSum(std::vector<double> x) {
