@@ -5,6 +5,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedTiles_C.h"
+#include "codegen/LineWrap.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
@@ -350,7 +351,7 @@ class CGen {
     stageSignature(s, params, args, "");
     os << stageComment(p_, n_, s, o_.sourcePath);
     os << "static void " << stageFunctionName(s) << "(" << params << ") {\n";
-    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
+    std::string body;
     for (size_t i = 0; i < s.pieces.size(); ++i) {
       LoopNestOptions lo;
       lo.pipeline = &p_;
@@ -361,9 +362,9 @@ class CGen {
       lo.outsideCache = outsideCache_;
       lo.indent = 1;
       lo.hoistBranchReads = [](int) { return true; };
-      os << emitPieceLoops(lo);
+      body += emitPieceLoops(lo);
     }
-    os << "}\n\n";
+    os << unusedParameters(n_.param, body) << body << "}\n\n";
     return os.str();
   }
 
@@ -497,13 +498,13 @@ class CGen {
          << "  ws->scratch = (unsigned char*)malloc((size_t)ws->nthreads * ws->scratch_stride + 64);\n"
          << "  if (!ws->scratch) { " << K() << "_destroy(ws); return NULL; }\n";
     }
-    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
     os << "  return ws;\n}\n\n";
 
     std::string runParams = runParameters(p_, n_);
     os << linkage << "int " << K() << "_run(" << K() << "_workspace* ws"
        << (runParams.empty() ? "" : ", " + runParams) << ") {\n"
        << "  if (!ws) return 1;\n";
+    size_t runBody = static_cast<size_t>(os.tellp());
     for (const auto& prm : n_.param) os << "  const long long " << prm << " = ws->" << prm << ";\n";
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       int id = p_.outputs[i];
@@ -541,11 +542,11 @@ class CGen {
       os << "  memmove(" << outputName(p_, i) << ", " << bufferExpr(id) << ", " << elementCount(s)
          << " * sizeof(" << cType(s.type) << "));\n";
     }
+    std::vector<std::string> inputs;
     for (const auto& in : p_.inputs)
-      os << "  (void)" << (in.kind == ir::EntryArg::Image ? n_.stage[static_cast<size_t>(in.index)]
-                                                           : n_.scalar[static_cast<size_t>(in.index)])
-         << ";\n";
-    os << "  return 0;\n}\n\n";
+      inputs.push_back(in.kind == ir::EntryArg::Image ? n_.stage[static_cast<size_t>(in.index)]
+                                                      : n_.scalar[static_cast<size_t>(in.index)]);
+    os << unusedParameters(inputs, os.str().substr(runBody)) << "  return 0;\n}\n\n";
     return os.str();
   }
 
@@ -580,7 +581,10 @@ class CGen {
 
 GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
-  return CGen(l, options).run();
+  GeneratedC g = CGen(l, options).run();
+  g.source = wrapLongLines(g.source);
+  g.header = wrapLongLines(g.header);
+  return g;
 }
 
 GeneratedC generateC(const ir::Pipeline& p, const COptions& options) {

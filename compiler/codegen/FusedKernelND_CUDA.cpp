@@ -54,14 +54,13 @@ class NdWriter : public FusedStages {
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName << "("
        << r_.params << ") {\n";
-    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
-    os << tiles() << "  const int formac_tid = threadIdx.x;\n" << boxes() << tileLoop();
-    os << indentLines(lambdas(), "  ");
+    std::string body = tiles() + "  const int formac_tid = threadIdx.x;\n" + boxes() + tileLoop() +
+                       indentLines(lambdas(), "  ");
     for (const auto& m : g_.members)
-      if (!m.inlined) os << regionCode(m.stage) << "    __syncthreads();\n";
-    os << regionCode(g_.sink);
-    if (!layout_.at.empty()) os << "    __syncthreads();  /* the next tile reuses the tiles */\n";
-    os << "  }\n}\n\n";
+      if (!m.inlined) body += regionCode(m.stage) + "    __syncthreads();\n";
+    body += regionCode(g_.sink);
+    if (!layout_.at.empty()) body += "    __syncthreads();  /* the next tile reuses the tiles */\n";
+    os << unusedParameters(n_.param, body) << body << "  }\n}\n\n";
     return os.str();
   }
 

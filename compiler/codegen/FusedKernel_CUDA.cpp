@@ -58,12 +58,13 @@ class FusedWriter : public FusedStages {
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
        << "(" << r_.params << ") {\n";
-    for (const auto& prm : n_.param) os << "  (void)" << prm << ";\n";
-    os << "  const I t0 = (I)blockIdx.y * " << TY() << ";\n"
-       << "  const I t1 = (I)blockIdx.x * " << TX() << ";\n"
-       << "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" << tiles() << boxes() << interiorFlag("  ") << lambdas();
-    for (size_t b = 0; b < L_.batches().size(); ++b) os << batchCode(b) << "  __syncthreads();\n";
-    os << sinkCode() << "}\n\n";
+    std::string body = "  const I t0 = (I)blockIdx.y * " + std::to_string(TY()) + ";\n"
+                       "  const I t1 = (I)blockIdx.x * " + std::to_string(TX()) + ";\n"
+                       "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" +
+                       tiles() + boxes() + interiorFlag("  ") + lambdas();
+    for (size_t b = 0; b < L_.batches().size(); ++b) body += batchCode(b) + "  __syncthreads();\n";
+    body += sinkCode();
+    os << unusedParameters(n_.param, body) << body << "}\n\n";
     return os.str();
   }
 
@@ -206,9 +207,12 @@ class FusedWriter : public FusedStages {
                           const std::string& in) const {
     std::string t;
     for (const auto& p : at) {
-      t += in + p.storeGuard + "{\n" + p.position + in + "  (void)q0; (void)q1;\n";
-      for (int id : ids) t += in + "  " + store(id, p.row, p.col, p.value.at(id)) + "\n";
-      t += in + "}\n";
+      std::string stores;
+      for (int id : ids) stores += in + "  " + store(id, p.row, p.col, p.value.at(id)) + "\n";
+      // The point's position only where a store reads it.
+      bool at = mentions(stores, "q0") || mentions(stores, "q1");
+      t += in + p.storeGuard + "{\n" + (at ? p.position + unusedParameters({"q0", "q1"}, stores, in + "  ") : "") +
+           stores + in + "}\n";
     }
     return t;
   }

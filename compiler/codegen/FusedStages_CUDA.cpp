@@ -185,16 +185,15 @@ std::string FusedStages::checkedPoint(int id, const std::string& result, const s
 }
 
 std::string FusedStages::aliases(int id, const std::string& ind) const {
-  std::string boxes, fast, voids;
+  std::string boxes, fast;
   for (size_t d = 0; d < rank(); ++d) {
     std::string D = std::to_string(d), sep = d ? ", " : "";
     boxes += sep + "lo" + D + " = " + box(id, "lo", d) + ", hi" + D + " = " + box(id, "hi", d);
     fast += sep + "fast_lo" + D + " = " + box(id, "flo", d) + ", fast_hi" + D + " = " + box(id, "fhi", d);
-    voids += std::string(d ? " " : "") + "(void)lo" + D + "; (void)hi" + D + ";";
   }
   std::string t = ind + "const I " + boxes + ";\n";
   if (hasModes(id)) t += ind + "const I " + fast + ";\n";
-  return t + ind + voids + "\n";
+  return t;  // pointValue reads every lo and hi
 }
 
 std::string FusedStages::pointValue(int id, bool checked, const std::string& ind) const {

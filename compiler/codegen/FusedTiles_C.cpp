@@ -403,18 +403,20 @@ class Emitter {
     os << "static void " << g_.functionName << "(" << g_.signature
        << ", unsigned char* scratch, const size_t scratch_stride, const int nthreads, const long long TH, "
           "const long long TW) {\n";
-    if (rank() >= 2) os << "  const long long tiles0 = ((" << M << ") + TH - 1) / TH;\n";
-    os << "  const long long tiles1 = ((" << N << ") + TW - 1) / TW;\n"
-       << "  long long tile;\n  (void)nthreads;\n  (void)scratch;\n  (void)scratch_stride;\n";
-    if (rank() == 1) os << "  (void)TH;\n";
-    for (const auto& prm : g_.names->param) os << "  (void)" << prm << ";\n";
+    std::ostringstream b;  // the function's body, after the parameters it leaves unused
+    if (rank() >= 2) b << "  const long long tiles0 = ((" << M << ") + TH - 1) / TH;\n";
+    b << "  const long long tiles1 = ((" << N << ") + TW - 1) / TW;\n"
+      << "  long long tile;\n";
+    std::vector<std::string> parameters = {"nthreads", "scratch", "scratch_stride"};
+    if (rank() == 1) parameters.push_back("TH");
+    parameters.insert(parameters.end(), g_.names->param.begin(), g_.names->param.end());
     int start = 0;
     for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
-    if (g_.openmp) os << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads))\n";
+    if (g_.openmp) b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads))\n";
     if (rank() == 1)
-      os << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
+      b << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
     else
-      os << "  for (tile = 0; tile < tiles0 * tiles1; ++tile) {\n"
+      b << "  for (tile = 0; tile < tiles0 * tiles1; ++tile) {\n"
          << "    const long long t0 = (tile / tiles1) * TH, t1 = (tile % tiles1) * TW;\n"
          << "    const long long end = formac_minll(t0 + TH, " << M << ");\n"
          << "    long long i;\n";
@@ -424,30 +426,32 @@ class Emitter {
       if (!ring(id)) continue;
       std::string T = cType(stage(id).type), n = name(id);
       if (rank() == 1)
-        os << "    /* " << n << ": " << s.colLo << " and " << s.colHi << " points beyond the chunk */\n";
+        b << "    /* " << n << ": " << s.colLo << " and " << s.colHi << " points beyond the chunk */\n";
       else
-        os << "    /* " << n << ": a ring of " << s.ring << (rank() == 2 ? " rows, " : " planes, ") << s.lead
+        b << "    /* " << n << ": a ring of " << s.ring << (rank() == 2 ? " rows, " : " planes, ") << s.lead
            << " ahead of the output " << (rank() == 2 ? "row" : "plane") << "; " << s.colLo << " and " << s.colHi
            << " columns beyond the strip */\n";
-      os << "    " << T << "* tile_" << n << " = (" << T << "*)(" << previous << ");\n";
+      b << "    " << T << "* tile_" << n << " = (" << T << "*)(" << previous << ");\n";
       previous = "(unsigned char*)tile_" + n + " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" +
                  slotElements(id, "TW") + " * sizeof(" + T + ")) + 64";
     }
     // (A stage none of whose rows is read through pointers, such as a sink
     // reading only constants and inlined members, leaves its own unused.)
+    std::string callText;
+    for (const auto& [id, c] : calls) callText += c;
     for (const auto& [id, f] : first_)
-      os << "    const long long " << f << " = " << firstColumn(id) << ";\n    (void)" << f << ";\n";
+      b << "    const long long " << f << " = " << firstColumn(id) << ";\n" << unusedParameters({f}, callText, "    ");
     if (rank() == 1) {
       for (const auto& m : grp.members)
         if (ring(m.stage))
-          os << "    " << rowFunctionName(m.stage) << "(" << ringRow(m.stage, "") << ", t1, TW" << calls.at(m.stage)
+          b << "    " << rowFunctionName(m.stage) << "(" << ringRow(m.stage, "") << ", t1, TW" << calls.at(m.stage)
              << ");\n";
-      os << "    " << rowFunctionName(sink()) << "(" << name(sink()) << " + t1, t1, TW" << calls.at(sink())
+      b << "    " << rowFunctionName(sink()) << "(" << name(sink()) << " + t1, t1, TW" << calls.at(sink())
          << ");\n  }\n}\n\n";
-      return os.str();
+      return os.str() + unusedParameters(parameters, b.str()) + b.str();
     }
     std::string unit = rank() == 2 ? "row" : "plane";
-    os << "    /* Step i: output " << unit << " i, and each member's " << unit
+    b << "    /* Step i: output " << unit << " i, and each member's " << unit
        << " as far ahead of it as its consumers read */\n"
        << "    for (i = " << plus("t0", start) << "; i < end; ++i) {\n";
     // Hardware prefetchers start late on each new row: ask for the rows of
@@ -455,7 +459,7 @@ class Emitter {
     for (const auto& [pid, reach] : inputReach(p_, inl_.pieces, slide_, sink())) {
       if (reach < 0) continue;
       std::string row = plus("i", reach + kPrefetchRows), T = cType(stage(pid).type);
-      os << "      /* Prefetch the row of " << name(pid) << " read " << kPrefetchRows
+      b << "      /* Prefetch the row of " << name(pid) << " read " << kPrefetchRows
          << " steps from now: hardware prefetchers start late on each row */\n"
          << "      if (" << row << " < " << M << ")\n"
          << "        formac_prefetch(" << name(pid) << " + (" << row << ") * (" << N << ") + formac_maxll(t1 - 16, 0), "
@@ -474,15 +478,15 @@ class Emitter {
       // An image of no rows (a sample of a smaller one): clang calls
       // `q0 >= 0 && q0 < 0` always false (-Wtautological-overlap-compare).
       if (s.lead > 0 && M == "0") cond = "0";
-      os << "      {\n        const long long q0 = " << plus("i", s.lead) << ";\n        "
+      b << "      {\n        const long long q0 = " << plus("i", s.lead) << ";\n        "
          << (cond.empty() ? "" : "if (" + cond + ") ") << rowFunctionName(id) << "(" << row << ", q0, t1, TW"
          << calls.at(id) << ");\n      }\n";
     };
     for (const auto& m : grp.members)
       if (ring(m.stage)) step(m.stage, ringRow(m.stage, "q0"));
     step(sink(), name(sink()) + " + q0 * " + planeElements(sink()) + " + t1" + inner(sink()));
-    os << "    }\n  }\n}\n\n";
-    return os.str();
+    b << "    }\n  }\n}\n\n";
+    return os.str() + unusedParameters(parameters, b.str()) + b.str();
   }
 
   const FusedGroupC& g_;

@@ -66,7 +66,7 @@ IndexBound& IndexBound::add(const IndexBound& b) {
   return *this;
 }
 
-std::string printLower(const IndexBound& b) {
+std::vector<std::string> lowerOperands(const IndexBound& b) {
   bool haveInt = false;
   long long best = 0;
   std::vector<std::string> all;
@@ -75,10 +75,10 @@ std::string printLower(const IndexBound& b) {
   if (haveInt) all.push_back(std::to_string(best));
   for (const auto& t : b.terms)
     if (t.kind != IndexTerm::Integer) addOnce(all, operand(t));
-  return chain(all, "formac_maxll");
+  return all;
 }
 
-std::string printUpper(const IndexBound& b) {
+std::vector<std::string> upperOperands(const IndexBound& b) {
   std::vector<std::string> all, extents;
   std::map<std::string, long long> least;
   for (const auto& t : b.terms) {
@@ -91,7 +91,10 @@ std::string printUpper(const IndexBound& b) {
     it->second = std::min(it->second, t.k);
   }
   for (const auto& n : extents) all.push_back(plusConstant(n, least[n]));
-  return chain(all, "formac_minll");
+  return all;
 }
+
+std::string printLower(const IndexBound& b) { return chain(lowerOperands(b), "formac_maxll"); }
+std::string printUpper(const IndexBound& b) { return chain(upperOperands(b), "formac_minll"); }
 
 }  // namespace formac::codegen

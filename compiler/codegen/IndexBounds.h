@@ -35,11 +35,14 @@ struct IndexBound {
   IndexBound& add(const IndexBound& b);
 };
 
-// max(terms...) as C: the integers folded into one, then the other terms
-// (each once), in order.
+// The operands of max(terms...) as C: the integers folded into one, then the
+// other terms (each once), in order.
+std::vector<std::string> lowerOperands(const IndexBound& b);
+// The operands of min(terms...) as C: the integers and texts (each once), then
+// one term per extent (its least constant).
+std::vector<std::string> upperOperands(const IndexBound& b);
+// max(terms...) and min(terms...) as C, of the operands above.
 std::string printLower(const IndexBound& b);
-// min(terms...) as C: the integers and texts (each once), then one term per
-// extent (its least constant).
 std::string printUpper(const IndexBound& b);
 
 }  // namespace formac::codegen

@@ -230,8 +230,7 @@ std::vector<IndexTerm> fastLowerTerms(const LoopNestOptions& o, size_t d) {
     long long a = e.axes[ad].offset + constOrigin(e, ad);
     long long s = e.axes[ad].scale;
     // s*q + a >= 0
-    out.push_back(s == 1 ? integerTerm(-a)
-                         : textTerm("formac_ceildiv(" + std::to_string(-a) + ", " + std::to_string(s) + ")"));
+    out.push_back(integerTerm(-ir::floorDiv(a, s)));  // formac_ceildiv(-a, s)
   });
   return out;
 }
@@ -252,14 +251,8 @@ std::vector<IndexTerm> fastUpperTerms(const LoopNestOptions& o, size_t d) {
   return out;
 }
 
-// The terms as C, one bound each.
-static std::vector<std::string> termTexts(const std::vector<IndexTerm>& terms) {
-  std::vector<std::string> out;
-  for (const auto& t : terms) out.push_back(termText(t));
-  return out;
-}
-std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastLowerTerms(o, d)); }
-std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) { return termTexts(fastUpperTerms(o, d)); }
+std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d) { return lowerOperands({fastLowerTerms(o, d)}); }
+std::vector<std::string> fastUpperBounds(const LoopNestOptions& o, size_t d) { return upperOperands({fastUpperTerms(o, d)}); }
 
 std::string fastFirstIndex(const LoopNestOptions& o, size_t d) {
   long long start;

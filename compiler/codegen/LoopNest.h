@@ -81,7 +81,7 @@ bool needsBorderChecks(const LoopNestOptions& o);
 std::string pieceFirstIndex(const LoopNestOptions& o, size_t d);
 std::string pieceLastIndex(const LoopNestOptions& o, size_t d);
 // The bounds of where every boundary-mode read is in range along d, one a
-// read (empty when no read constrains d): as terms, and as C.
+// read (empty when no read constrains d): as terms, and as C (each once).
 std::vector<IndexTerm> fastLowerTerms(const LoopNestOptions& o, size_t d);
 std::vector<IndexTerm> fastUpperTerms(const LoopNestOptions& o, size_t d);
 std::vector<std::string> fastLowerBounds(const LoopNestOptions& o, size_t d);

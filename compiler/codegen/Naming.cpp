@@ -1,5 +1,6 @@
 #include "codegen/Naming.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -121,6 +122,21 @@ bool inGeneratedNamespace(const std::string& name, const std::string& kernelName
   return false;
 }
 
+// The name a stage's code goes by: its own, or, for a stage the program does
+// not name (sema calls it _t<id>), the function it applies ("response" for
+// `return response(sxx, syy, sxy, k);`), else "t<id>".
+std::string readableName(const ir::Stage& s) {
+  const std::string& n = s.name;
+  if (n.size() <= 2 || n.compare(0, 2, "_t") != 0 || !digitsFrom(n, 2)) return n;
+  size_t end = 0;
+  while (end < s.origin.size() && (std::isalnum(static_cast<unsigned char>(s.origin[end])) || s.origin[end] == '_'))
+    ++end;
+  if (end > 0 && end < s.origin.size() && s.origin[end] == '(' &&
+      !std::isdigit(static_cast<unsigned char>(s.origin[0])))
+    return s.origin.substr(0, end);
+  return n.substr(1);
+}
+
 }  // namespace
 
 Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
@@ -142,7 +158,7 @@ Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
   };
   for (const auto& prm : p.params) n.param.push_back(claim(prm.name));
   for (const auto& s : p.scalars) n.scalar.push_back(claim(s.name));
-  for (const auto& s : p.stages) n.stage.push_back(claim(s.name));
+  for (const auto& s : p.stages) n.stage.push_back(claim(readableName(s)));
   return n;
 }
 
@@ -228,6 +244,24 @@ bool mentions(const std::string& text, const std::string& name) {
     if ((at == 0 || !part(text[at - 1])) && (at + name.size() == text.size() || !part(text[at + name.size()])))
       return true;
   return false;
+}
+
+std::string unusedParameters(const std::vector<std::string>& names, const std::string& body,
+                             const std::string& indent) {
+  // Pragmas (num_threads(nthreads)) vanish in a build without OpenMP.
+  std::string code;
+  for (size_t at = 0; at < body.size();) {
+    size_t end = std::min(body.find('\n', at), body.size());
+    std::string line = body.substr(at, end - at);
+    size_t first = line.find_first_not_of(' ');
+    bool pragma = first != std::string::npos && (line[first] == '#' || line.compare(first, 14, "FORMAC_PRAGMA(") == 0);
+    if (!pragma) code += line + "\n";
+    at = end + 1;
+  }
+  std::string t;
+  for (const auto& n : names)
+    if (!mentions(code, n)) t += indent + "(void)" + n + ";\n";
+  return t;
 }
 
 }  // namespace formac::codegen

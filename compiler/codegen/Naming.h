@@ -28,6 +28,11 @@ std::string createParameters(const ir::Pipeline& p, const Names& n);
 std::string createArguments(const ir::Pipeline& p, const Names& n);
 // Whether `name` occurs in `text` as a whole identifier.
 bool mentions(const std::string& text, const std::string& name);
+// `(void)name;` lines, at `indent`, for those of `names` that `body` does not
+// mention outside its pragmas: parameters a function may leave unused, kept
+// quiet for -Wunused without noise where they are read.
+std::string unusedParameters(const std::vector<std::string>& names, const std::string& body,
+                             const std::string& indent = "  ");
 // Output `i`'s parameter name.
 std::string outputName(const ir::Pipeline& p, size_t i);
 // A comment line per output giving its element type and extent.

@@ -6,11 +6,9 @@
 namespace formac::passes {
 namespace {
 
-// CUDA keeps its constant expressions for now: its printer has no spelling
-// for a folded infinity or NaN that NVRTC (no headers) accepts.
-void foldConstantsPass(LoweredPipeline& l) {
-  if (l.target.kind == Target::C) eval::foldConstants(l.pipeline);
-}
+// Both targets: a folded infinity or NaN is printed as INFINITY or NAN, which
+// <math.h> defines for C and nvcc, and the NVRTC source itself (CodeGen_CUDA).
+void foldConstantsPass(LoweredPipeline& l) { eval::foldConstants(l.pipeline); }
 
 void fuseReductionsPass(LoweredPipeline& l) {
   if (l.target.fuse) fuseReductions(l.pipeline);
@@ -32,8 +30,8 @@ void planFusionPass(LoweredPipeline& l) {
 const std::vector<Pass>& passList() {
   static const std::vector<Pass> passes = {
       {"fold-constants",
-       "C: every operation whose operands are constants is a constant, computed as the "
-       "evaluator computes it (gcc would fold them its own way)",
+       "every operation whose operands are constants is a constant, computed as the "
+       "evaluator computes it (gcc and nvcc would fold them their own way)",
        foldConstantsPass},
       {"fuse-reductions",
        "with fusion on, a stage read only by a reduction or scan, at the point combined, is "

@@ -2,7 +2,7 @@
 """Every name the generated code uses for itself, given to the user's images,
 scalars, parameters, stencils and stencil locals: the output must still compile.
 
-    check_names.py --formac build/formac --work DIR [--lang c|cuda] [--cc cc] [--nvcc nvcc] [--quick] [--jobs J]
+    check_names.py --formac build/formac --work DIR [--lang c|cuda] [--cc cc] [--clang clang] [--nvcc nvcc] [--quick] [--jobs J]
 
 1. Compiles the templates below with neutral names (nm0, nm1, ...) to C and to
    CUDA, fused and with --no-fuse, and collects every identifier of that output
@@ -12,7 +12,7 @@ scalars, parameters, stencils and stencil locals: the output must still compile.
 2. Gives those identifiers, a batch at a time, to the templates' user names
    (rotated until each has taken every place; --quick: one place, no derived
    names, the fused output only) and compiles the output of --lang, fused and
-   unfused: C with cc -Werror -fsyntax-only, CUDA with nvcc -arch=sm_90 -c. formac may refuse a name (a Forma
+   unfused: C with cc (and --clang) -Werror -fsyntax-only, CUDA with nvcc -arch=sm_90 -c. formac may refuse a name (a Forma
    keyword) with a diagnostic; it must never print code that does not compile.
 A failing batch is split until the failing names are found. Exit status 1 when
 some name breaks the generated code; the failures are listed with their logs.
@@ -138,11 +138,15 @@ class Checker:
         src = os.path.join(self.o.work, name + (".c" if emit == "c" else ".cu"))
         open(src, "w").write(code)
         if emit == "c":
-            cmd = [self.o.cc, "-std=c99", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", src]
+            cmds = [[cc, "-std=c99", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", src]
+                    for cc in [self.o.cc] + ([self.o.clang] if self.o.clang else [])]
         else:
-            cmd = [self.o.nvcc, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c", src, "-o", src + ".o"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        return None if r.returncode == 0 else (r.stdout + r.stderr)
+            cmds = [[self.o.nvcc, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c", src, "-o", src + ".o"]]
+        for cmd in cmds:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                return cmd[0] + ": " + r.stdout + r.stderr
+        return None
 
     def run(self, template, names):
         """(None, None) when every output compiles; ("rejected", diagnostic) when
@@ -232,6 +236,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--clang", default="", help="with --lang c: compile the C with this clang too")
     ap.add_argument("--lang", choices=("c", "cuda"), default="c",
                     help="compile the C output (cc) or the CUDA output (nvcc -arch=sm_90)")
     ap.add_argument("--quick", action="store_true",

@@ -828,7 +828,7 @@ TEST_F(RunCli, CudaTightFormWithoutSpills) {
   ASSERT_EQ(none.status, 0) << none.output;
   EXPECT_EQ(none.output.find(" form ("), std::string::npos) << none.output;
   // kernel<int> is kernel<int, 0>: ptxas's own choice of registers.
-  EXPECT_NE(readFile(logInt).find("canny_fused6__t6IiLi0E"), std::string::npos) << readFile(logInt);
+  EXPECT_NE(readFile(logInt).find("canny_fused6_classifyIiLi0E"), std::string::npos) << readFile(logInt);
   EXPECT_EQ(readFile(logInt).find("IiLi5E"), std::string::npos) << readFile(logInt);
 
   std::string log8 = scratch("tight8.txt");

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "Flat.h"
 #include "codegen/CodeGen_C.h"
 #include "codegen/CodeGen_CUDA.h"
 #include "ir/Edges.h"
@@ -38,11 +39,19 @@ std::string example(const std::string& name) {
   return std::string(FORMAC_SOURCE_DIR) + "/examples/" + name + "/" + name + ".idsl";
 }
 
-// How many times `what` occurs in `text` (overlaps counted).
-size_t occurrences(const std::string& text, const std::string& what) {
+// How many times `what` occurs in `text` (overlaps counted), both flat().
+size_t occurrences(const std::string& code, const std::string& needle) {
+  std::string text = flat(code), what = flat(needle);
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// The kernels with their source flat() (tests look for token sequences).
+codegen::CudaKernels flatKernels(const ir::Pipeline& p, const codegen::CudaOptions& o) {
+  codegen::CudaKernels k = codegen::generateCudaKernels(p, o);
+  k.source = flat(k.source);
+  return k;
 }
 
 // "ix ix2" style summary: tiled members, then "|", then inlined members.
@@ -98,14 +107,14 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
   codegen::CudaOptions o;
   o.kernelName = "k";
   ir::Pipeline canny = compile(example("canny"));
-  codegen::CudaKernels k = codegen::generateCudaKernels(canny, o);
+  codegen::CudaKernels k = flatKernels(canny, o);
   ASSERT_EQ(k.schedule.kernels.size(), 1u);
   EXPECT_EQ(k.schedule.kernels[0].sharedBytes, (36 * 68 + 3 * 34 * 66) * 4);
-  EXPECT_NE(k.source.find("float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);  /* 40 x 72"),
+  EXPECT_NE(k.source.find(flat("float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);  /* 40 x 72")),
             std::string::npos);
   // 40 rows of 18 pieces of 16 bytes: thread t copies piece t % 18 of rows
   // t / 18, + 14 and + 28 (252 threads; rows 40 and up do not exist).
-  EXPECT_NE(k.source.find("const int formac_cr_img = formac_tid / 18, formac_cc_img = (formac_tid % 18) * 4;\n"
+  EXPECT_NE(k.source.find(flat("const int formac_cr_img = formac_tid / 18, formac_cc_img = (formac_tid % 18) * 4;\n"
                           "    if (formac_tid < 252) {\n"
                           "      formac_copy16(formac_in_img + formac_cr_img * 72 + formac_cc_img, img + (((t0 - 4) + "
                           "formac_cr_img) * (N) + ((t1 - 4) + formac_cc_img)));\n"
@@ -113,10 +122,10 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
                           "(formac_cr_img + 14)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
                           "      if (formac_cr_img < 12) formac_copy16(formac_in_img + (formac_cr_img + 28) * 72 + "
                           "formac_cc_img, img + (((t0 - 4) + (formac_cr_img + 28)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
-                          "    }\n    formac_copy_wait();\n"),
+                          "    }\n    formac_copy_wait();\n")),
             std::string::npos);
   ir::Pipeline harris = compile(example("harris"));
-  EXPECT_EQ(codegen::generateCudaKernels(harris, o).source.find("formac_in_img"), std::string::npos);
+  EXPECT_EQ(flatKernels(harris, o).source.find("formac_in_img"), std::string::npos);
   // 25 offsets, but at twice the scale: the copy serves q + offset reads only.
   std::string taps;
   for (int i = -2; i <= 2; ++i)
@@ -127,7 +136,7 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
                                                        "; }\nstencil d(vector#2 float S) { return S@[0,1] * S@[1,0] - "
                                                        "S@[-1,-1] * 2 + S@[0,-1] / 3; }\nparameter M, N;\n"
                                                        "vector#2 float img[M,N];\nreturn d(w(img:mirror):mirror);\n");
-  codegen::CudaKernels ks = codegen::generateCudaKernels(scaled, o);
+  codegen::CudaKernels ks = flatKernels(scaled, o);
   ASSERT_FALSE(ks.schedule.kernels.empty());
   EXPECT_FALSE(ks.schedule.kernels.back().tightBlocks.empty());  // a heavy group, which could stage
   EXPECT_EQ(ks.source.find("formac_in_img"), std::string::npos);
@@ -141,12 +150,12 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
 TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
+  std::string canny = flatKernels(compile(example("canny")), o).source;
   // Each thread checks the pieces it copied.
-  EXPECT_NE(canny.find("if (formac_cr_img < 12) m = fmaxf(m, formac_max_abs16(reinterpret_cast<const "
+  EXPECT_NE(canny.find(flat("if (formac_cr_img < 12) m = fmaxf(m, formac_max_abs16(reinterpret_cast<const "
                        "float4*>(formac_in_img)[(formac_cr_img + 28) * 18 + formac_cc_img / 4]));\n      }\n"
                        "      formac_wide = formac_wide || !(m < 1.26765060e30f);\n    }\n"
-                       "    if (__syncthreads_or(formac_wide) == 0) {"),
+                       "    if (__syncthreads_or(formac_wide) == 0) {")),
             std::string::npos);
   // The Gaussian's 2s and 4s (11 of its 25 taps: the first term stays a
   // product) in the bounded copy; the product and the sum in the other.
@@ -162,7 +171,7 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
       for (int j = -2; j <= 1; ++j)
         taps += (taps.empty() ? "" : " + ") + std::to_string(i + 4) + " * X@[" + std::to_string(i) + "," +
                 std::to_string(j) + "]";
-    return codegen::generateCudaKernels(
+    return flatKernels(
                compileText("taps.idsl", "stencil w(vector#2 " + type + " X) { return " + taps + body +
                                             "; }\nstencil d(vector#2 " + type + " S) { return S@[0,1] + S@[1,0] * 2; }\n"
                                             "parameter M, N;\nvector#2 " + type + " img[M,N];\nreturn d(w(img:mirror):mirror);\n"),
@@ -188,7 +197,7 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
   std::string taps;
   for (int r = -2; r <= 2; ++r)
     for (int c = -2; c <= 1; ++c) taps += " + 2 * X@[" + std::to_string(r) + "," + std::to_string(c) + "].v";
-  std::string st = codegen::generateCudaKernels(
+  std::string st = flatKernels(
                        compileText("one.idsl", "struct one { float v; }\nstencil w(vector#2 one X) { return X.v" +
                                                    taps + "; }\nstencil d(vector#2 float S) { return S@[0,1] + "
                                                    "S@[1,0] * 2; }\nparameter M, N;\nvector#2 one img[M,N];\n"
@@ -209,14 +218,14 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
 TEST(FusionPlan, CudaBoundedSumsDivideByOddConstantsWithoutGuards) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
+  std::string canny = flatKernels(compile(example("canny")), o).source;
   EXPECT_EQ(occurrences(canny, "= formac_div_odd_finite_f(__fmaf_rn(2.0f, formac_in_img["), 8u);  // the Gaussian / 159
   EXPECT_NE(canny.find("formac_div_odd_f(((((((((((((((((((((((((__fmul_rn(2.0f, formac_in_img["),
             std::string::npos);  // the plain copy
   std::string taps;
   for (int i = -2; i <= 2; ++i)
     for (int j = -2; j <= 1; ++j) taps += " + X@[" + std::to_string(i) + "," + std::to_string(j) + "]";
-  std::string f = codegen::generateCudaKernels(
+  std::string f = flatKernels(
                       compileText("div.idsl", "stencil w(vector#2 float X) {\n  a = (2 * X" + taps +
                                                   ") / -7.0f;\n  b = (X@[1,1] + sqrt(X)) / 3;\n  return a + b; }\n"
                                                   "stencil d(vector#2 float S) { return S@[0,1] + S@[1,0] * 2; }\n"
@@ -238,7 +247,7 @@ TEST(FusionPlan, CudaBoundedSumsDivideByOddConstantsWithoutGuards) {
 TEST(FusionPlan, CudaNegatedLiteralDivisorsAreConstants) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  std::string f = codegen::generateCudaKernels(
+  std::string f = flatKernels(
                       compileText("neg.idsl", "stencil w(vector#2 float X) {\n"
                                               "  return X / -2.0f + X@[0,1] / -7 + X@[1,0] / -(3.0f) + X@[1,1] / -6;\n}\n"
                                               "parameter M, N;\nvector#2 float img[M,N];\nreturn w(img:mirror);\n"),
@@ -263,7 +272,7 @@ TEST(FusionPlan, CudaKernelsKeepInt64ScalarsLongLong) {
     codegen::CudaOptions o;
     o.kernelName = "k";
     o.fuse = fuse;
-    std::string f = codegen::generateCudaKernels(compileText("wide.idsl", text), o).source;
+    std::string f = flatKernels(compileText("wide.idsl", text), o).source;
     EXPECT_NE(f.find("const long long big, "), std::string::npos) << "fuse " << fuse;
     EXPECT_EQ(f.find("const I big"), std::string::npos) << "fuse " << fuse;
     EXPECT_NE(f.find("const I M, const I N)"), std::string::npos) << "fuse " << fuse;
@@ -277,13 +286,13 @@ TEST(FusionPlan, CudaKernelsKeepInt64ScalarsLongLong) {
 TEST(FusionPlan, CudaInteriorTestIsFoldedPerDimension) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  std::string canny = codegen::generateCudaKernels(compile(example("canny")), o).source;
-  EXPECT_NE(canny.find("const bool formac_interior =\n      t0 >= (I)(4) && t0 <= (I)((M) - 36) &&\n"
-                       "      t1 >= (I)(4) && t1 <= (I)((N) - 68);"),
+  std::string canny = flatKernels(compile(example("canny")), o).source;
+  EXPECT_NE(canny.find(flat("const bool formac_interior =\n      t0 >= (I)(4) && t0 <= (I)((M) - 36) &&\n"
+                       "      t1 >= (I)(4) && t1 <= (I)((N) - 68);")),
             std::string::npos);
-  std::string harris = codegen::generateCudaKernels(compile(example("harris")), o).source;
-  EXPECT_NE(harris.find("const bool formac_interior =\n      t0 >= (I)(2) && t0 <= (I)((M) - 34) &&\n"
-                        "      t1 >= (I)(2) && t1 <= (I)((N) - 66);"),
+  std::string harris = flatKernels(compile(example("harris")), o).source;
+  EXPECT_NE(harris.find(flat("const bool formac_interior =\n      t0 >= (I)(2) && t0 <= (I)((M) - 34) &&\n"
+                        "      t1 >= (I)(2) && t1 <= (I)((N) - 66);")),
             std::string::npos);
 }
 
@@ -367,7 +376,7 @@ TEST(FusionPlan, CFusesEveryRankOthersSayWhichRanksTheyFuse) {
 TEST(FusionPlan, FusedCCarriesOnlyWhatItUses) {
   codegen::COptions o;
   o.kernelName = "harris";
-  std::string c = codegen::generateC(compile(example("harris")), o).source;
+  std::string c = flat(codegen::generateC(compile(example("harris")), o).source);
   EXPECT_NE(c.find("FORMAC_HELPER long long formac_mirror("), std::string::npos);
   EXPECT_EQ(c.find("formac_idiv"), std::string::npos);   // harris divides no integers
   EXPECT_EQ(c.find("formac_wrap("), std::string::npos);  // nor reads with wrap
@@ -416,7 +425,7 @@ return scale(img:mirror, m), rows;
 )");
   codegen::CudaOptions o;
   o.kernelName = "k";
-  std::string cu = codegen::generateCuda(p, o).source;
+  std::string raw = codegen::generateCuda(p, o).source, cu = flat(raw);
   EXPECT_EQ(occurrences(cu, "__global__ void __launch_bounds__(256, 4) k_stage1_m_chunks("), 1u);
   EXPECT_EQ(occurrences(cu, "k_stage1_m_chunks<int><<<"), 1u);
   EXPECT_EQ(occurrences(cu, "formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;"), 1u);
@@ -424,9 +433,9 @@ return scale(img:mirror, m), rows;
   EXPECT_EQ(occurrences(cu, "__ldg((const uint4*)(img + formac_at + formac_b * 128))"), 1u);
   EXPECT_EQ(occurrences(cu, "k_stage2_rows_2_combine<<<"), 1u);
   EXPECT_GE(occurrences(cu, "__shfl_down_sync(0xffffffffu, formac_acc, formac_s)"), 2u);
-  size_t begin = cu.find("static int k_enqueue("), end = cu.find("\n}\n", begin);
+  size_t begin = raw.find("static int k_enqueue("), end = raw.find("\n}\n", begin);
   ASSERT_NE(begin, std::string::npos);
-  std::string enqueue = cu.substr(begin, end - begin);
+  std::string enqueue = flat(raw.substr(begin, end - begin));
   EXPECT_EQ(enqueue.find("DeviceToHost"), std::string::npos) << enqueue;
   EXPECT_EQ(enqueue.find("Synchronize"), std::string::npos) << enqueue;
   EXPECT_EQ(enqueue.find("_level"), std::string::npos) << enqueue;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "Flat.h"
 #include "codegen/CodeGen_CUDA.h"
 #include "codegen/CudaLaunches.h"
 #include "codegen/FusedKernel_CUDA.h"
@@ -43,7 +44,7 @@ std::vector<passes::FusionGroup> cudaPlan(const ir::Pipeline& p, std::vector<std
 std::string cudaKernels(const ir::Pipeline& p) {
   codegen::CudaOptions o;
   o.kernelName = "k";
-  return codegen::generateCudaKernels(p, o).source;
+  return flat(codegen::generateCudaKernels(p, o).source);
 }
 
 // Four 7-point steps: one group of three tiled members. The tile that
@@ -154,7 +155,7 @@ TEST(RankFusion, GroupsStopAtTheOperationCap) {
   // forms for fewer registers.
   for (const auto& g : groups) EXPECT_EQ(codegen::cudaHasTightForm(g), !g.compact);
   std::string k = cudaKernels(p);
-  EXPECT_NE(k.find("    int formac_ra = 16, formac_rb = 15, formac_ca = 0, formac_cb = 63;\n"), std::string::npos);
+  EXPECT_NE(k.find(flat("    int formac_ra = 16, formac_rb = 15, formac_ca = 0, formac_cb = 63;\n")), std::string::npos);
   for (const char* heavy : {"canny", "harris"}) {
     std::ifstream in(std::string(FORMAC_SOURCE_DIR) + "/bench/gpu/" + heavy + ".idsl");
     std::stringstream text;
@@ -179,7 +180,7 @@ TEST(RankFusion, RankNKernelsTakeTheTilesInTurn) {
            "const I q0 = (t0 - 3) + ((i / 22) / 14);",
            "tile_h0[i] = v;",
            "h3[(((q0) * (M) + (q1)) * (N) + (q2))] = v;"})
-    EXPECT_NE(k.find(text), std::string::npos) << text;
+    EXPECT_NE(k.find(flat(text)), std::string::npos) << text;
 }
 
 }  // namespace

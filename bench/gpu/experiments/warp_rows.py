@@ -55,7 +55,7 @@ def stride76(s):
 
 def five(s):
     s = warp_rows(s)
-    return resub(s, r"if \(cudaFuncGetAttributes\(&a, wwarp5_fused6__t6<int, 6>\) == cudaSuccess", "if (false")
+    return resub(s, r"if \(cudaFuncGetAttributes\(&a, wwarp5_fused6_classify<int, 6>\) == cudaSuccess", "if (false")
 
 
 EDITS = {"wref": lambda s: s, "wwarp": warp_rows, "wwarp5": five, "wwarp76": stride76}
