@@ -749,7 +749,7 @@ const KnownBug kKnownBugs[] = {
     // instead of in[3]. Only odd extents; even ones agree.
     {"pyrdown_*_none_*",
      "no boundary with down-sampled reads X@[(a,2),..], a > 0: formac leaves the last output "
-     "row/column 0 on odd extents (Forma's ceil(a/s) shrink, compiler/sema/BuildPipeline.cpp) "
+     "row/column 0 on odd extents (Forma's ceil(a/s) shrink, compiler/sema/BuildCalls.cpp) "
      "although every read is inside, as LANGUAGE.md §5 requires (e.g. 37x53: output (i=1, "
      "j=25) is 0, OpenCV's interior value 0.00518)"},
 };

@@ -57,11 +57,11 @@ def main():
     if sync not in run.group(0):
         raise SystemExit("%s_run has no final synchronisation to remove" % o.name)
     cu = cu.replace(run.group(0), run.group(0).replace(sync, ""))
-    launch = r"<<<grid, block, \d+, stream>>>"
-    if not re.search(launch, cu):
-        raise SystemExit("no fused launch in " + o.cu)
     if o.smem is not None:
-        cu = re.sub(launch, "<<<grid, block, %d, stream>>>" % o.smem, cu)
+        launch = r"(<<<dim3\([^>]*\), dim3\([^>]*\), )\d+(, stream>>>)"
+        cu, n = re.subn(launch, lambda m: m.group(1) + str(o.smem) + m.group(2), cu)
+        if not n:
+            raise SystemExit("--smem: no fused launch in " + o.cu)
     if o.carveout is not None:
         def carve(m):
             ind, kernel = m.group(1), m.group(2)
