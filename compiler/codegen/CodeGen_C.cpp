@@ -22,7 +22,10 @@ class CGen {
  public:
   CGen(const passes::LoweredPipeline& l, const COptions& o)
       : p_(l.pipeline), o_(o), openmp_(l.target.openmp), n_(assignNames(p_, o.kernelName)),
-        groups_(l.groups), settle_(l.localFixpoints) {}
+        groups_(l.groups), settle_(l.localFixpoints) {
+    for (const auto& s : p_.stages)
+      if (settles(s)) settleC_[s.id] = settleFunctionC(*s.loop, settle_.at(s.id), loopKernel(s) + "_settle", openmp_);
+  }
 
   GeneratedC run() {
     GeneratedC g;
@@ -135,9 +138,7 @@ class CGen {
     auto it = settle_.find(s.id);
     return it != settle_.end() && it->second.ok;
   }
-  SettleC settleFunction(const ir::Stage& s) const {
-    return settleFunctionC(*s.loop, settle_.at(s.id), loopKernel(s) + "_settle", openmp_);
-  }
+  const SettleC& settleFunction(const ir::Stage& s) const { return settleC_.at(s.id); }
   // After round 1 of a monotone propagation: its fixed point in place
   // (Settle_C.h), else back to round 1 and the rounds one by one.
   std::string settleStep(const ir::Stage& s) const {
@@ -574,6 +575,7 @@ class CGen {
   Names n_;
   const std::vector<passes::FusionGroup>& groups_;
   const std::map<int, passes::LocalFixpoint>& settle_;
+  std::map<int, SettleC> settleC_;  // each settled loop's function, printed once
   std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
 };
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -89,6 +90,54 @@ void fail(Program& g, const std::string& why) {
   g.error = why + "\n--- program " + g.spec->name + " ---\n" + g.spec->source;
 }
 
+// Objects of generated C already compiled in this process, by a hash of the
+// compiler, its flags and the source: a special-values case (codeName) and the
+// sats that CBackendThreads runs again compile to the same C as another suite's.
+class ObjectCache {
+ public:
+  ~ObjectCache() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  static std::string key(const std::string& compile, const std::string& source) {
+    uint64_t h = 14695981039346656037ull;
+    for (const std::string* s : {&compile, &source})
+      for (char c : *s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+  }
+  // Copies the object of `key` to `to`; false when there is none.
+  bool fetch(const std::string& key, const fs::path& to) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (dir_.empty() || !fs::exists(dir_ / (key + ".o"))) return false;
+    std::error_code ec;
+    fs::copy_file(dir_ / (key + ".o"), to, fs::copy_options::overwrite_existing, ec);
+    return !ec;
+  }
+  void store(const std::string& key, const fs::path& from) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (dir_.empty()) {
+      std::string tmpl = (fs::temp_directory_path() / "formac_e2e_objects_XXXXXX").string();
+      std::vector<char> buf(tmpl.begin(), tmpl.end());
+      buf.push_back('\0');
+      if (!mkdtemp(buf.data())) return;
+      dir_ = buf.data();
+    }
+    std::error_code ec;
+    fs::copy_file(from, dir_ / (key + ".o"), fs::copy_options::overwrite_existing, ec);
+  }
+
+ private:
+  std::mutex m_;
+  fs::path dir_;
+};
+
+ObjectCache& objectCache() {
+  static ObjectCache cache;
+  return cache;
+}
+
 uint32_t seedOf(const std::string& name) {
   uint32_t h = 2166136261u;
   for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
@@ -97,7 +146,7 @@ uint32_t seedOf(const std::string& name) {
 
 // Front end, inputs, the evaluator's outputs and C generation.
 void prepare(Program& g, bool singleKernel, const RunnerOptions& o) {
-  g.kernel = singleKernel ? "k" : "k" + std::to_string(g.id);
+  if (singleKernel) g.kernel = "k";
   std::string why = prepareProgram(*g.spec, g.kernel, g);
   g.outcome.runsSkipped = g.runsSkipped;
   if (!why.empty()) return fail(g, why);
@@ -132,8 +181,19 @@ void buildAndRun(std::vector<Program*>& batch, const fs::path& dir, const Runner
   std::string cc = shellQuote(o.cc) + " " + o.cflags + " -I. ";
   std::string cd = "cd " + shellQuote(dir.string()) + " && ";
   std::string all, log;
-  for (Program* g : batch) all += " p" + std::to_string(g->id) + ".c h" + std::to_string(g->id) + ".c";
+  std::map<int, std::string> keys;  // the programs compiled here, by id
+  for (Program* g : batch) {
+    std::string id = std::to_string(g->id), key = ObjectCache::key(o.cc + " " + o.cflags, g->code.source);
+    if (!objectCache().fetch(key, dir / ("p" + id + ".o"))) {
+      all += " p" + id + ".c";
+      keys[g->id] = key;
+    }
+    all += " h" + id + ".c";
+  }
   runCommand(cd + cc + "-c" + all, log);
+  for (const auto& [id, key] : keys)
+    if (fs::exists(dir / ("p" + std::to_string(id) + ".o")))
+      objectCache().store(key, dir / ("p" + std::to_string(id) + ".o"));
   std::vector<Program*> ok;
   for (Program* g : batch) {
     std::string id = std::to_string(g->id);
@@ -246,8 +306,15 @@ std::vector<std::vector<long long>> parseRuns(const std::string& sizes) {
   return runs;
 }
 
+std::string codeName(const ProgramCase& c) {
+  const std::string suffix = "_special";
+  size_t n = c.name.size(), s = suffix.size();
+  if (c.specialValues && n > s && c.name.compare(n - s, s, suffix) == 0) return c.name.substr(0, n - s);
+  return c.name;
+}
+
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
-  g.source = std::make_unique<SourceFile>(SourceFile{c.name + ".idsl", c.source});
+  g.source = std::make_unique<SourceFile>(SourceFile{codeName(c) + ".idsl", c.source});
   try {
     Warnings warnings;
     g.pipeline = checkedPipeline(*g.source, kernel, warnings, g.imported, defaultImportPath());
@@ -338,9 +405,15 @@ bool compilerAccepts(const RunnerOptions& o, const std::string& flags) {
 
 std::vector<CaseOutcome> runCases(const std::vector<ProgramCase>& cases, const RunnerOptions& o) {
   std::vector<Program> programs(cases.size());
+  // Kernels named after the code (codeName), unless two cases of this run
+  // share it (a case and its special-values case in one suite): one batch
+  // links several programs.
+  std::map<std::string, int> sharing;
+  for (const auto& c : cases) ++sharing[codeName(c)];
   for (size_t i = 0; i < cases.size(); ++i) {
     programs[i].spec = &cases[i];
     programs[i].id = static_cast<int>(i);
+    programs[i].kernel = "k_" + (sharing[codeName(cases[i])] > 1 ? cases[i].name : codeName(cases[i]));
   }
   std::string tmpl = (fs::temp_directory_path() / "formac_e2e_XXXXXX").string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());

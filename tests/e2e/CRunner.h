@@ -85,6 +85,11 @@ struct PreparedProgram {
 // parameter value per 'x'; "" gives no run (prepareProgram then runs once).
 std::vector<std::vector<long long>> parseRuns(const std::string& sizes);
 
+// The name the program's code goes by (its source file and kernel): the
+// case's, without "_special" for a special-values case, which so compiles to
+// its program's C (the C compiler runs once for both).
+std::string codeName(const ProgramCase& c);
+
 // Fills `out`; returns why the front end or the evaluator failed (empty when
 // they did not).
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& out);
