@@ -15,7 +15,7 @@ case "${1:-}" in
       "$FORMAC" "$f" -w --print-cuda --kernel-name "$n" --cuda-output "$B/$n.cu" --header-file "$B/$n.h" ||
         { echo "(left out: $n)"; rm -f "$B/$n.cu" "$B/$n.h"; }
     done
-    cp "$here/../bench_timing.h" "$here/bench_reduce.cu" "$here/peers_reduce.py" "$B/"
+    cp "$here/../bench_timing.h" "$here/bench_reduce.cu" "$here/peers_reduce.py" "$here/../peers_timing.py" "$B/"
     nvcc -arch=sm_90 -O3 -std=c++17 -I"$B" -c "$B/bench_reduce.cu" -o /dev/null
     echo "prepared $B"
     ;;

@@ -1,24 +1,15 @@
 """bench/gpu/scan: the Python peers of formac's SAT, written the usual way for each
 library: torch.cumsum(1).cumsum(0), jax.jit of jnp.cumsum twice, CuPy's cumsum
 twice, float32 in and the accumulation type each library uses by default (and
-float64 where it matters), median of repeated runs timed with CUDA events."""
-import sys
+float64 where it matters), median of repeated runs timed with CUDA events
+(peers_timing.py)."""
 import time
 
-n, reps = 8192, 50
-args = sys.argv[1:]
-for i, a in enumerate(args):
-    if a == "--size":
-        n = int(args[i + 1])
-    if a == "--reps":
-        reps = int(args[i + 1])
+from peers_timing import median, options, print_table, torch_ms
+
+o = options({"size": 8192, "reps": 50})
+n, reps = o["size"], o["reps"]
 rows = []
-
-
-def median(ts):
-    ts = sorted(ts)
-    return ts[len(ts) // 2]
-
 
 try:
     import torch
@@ -26,18 +17,7 @@ try:
     for name, f in [("torch cumsum(1).cumsum(0) float32", lambda: x.cumsum(1).cumsum(0)),
                     ("torch cumsum(1).cumsum(0) float32 -> float64", lambda: x.double().cumsum(1).cumsum(0)),
                     ("torch cumsum 1-D float32", lambda: x.view(-1).cumsum(0))]:
-        for _ in range(5):
-            f()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            f()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b))
-        rows.append((name, median(ts)))
+        rows.append((name, torch_ms(torch, f, reps)))
 except Exception as e:  # a missing library is reported, not fatal
     print("torch:", e)
 
@@ -79,7 +59,4 @@ try:
 except Exception as e:
     print("cupy:", e)
 
-print(f"\nPython peers, {n}x{n} float32, median of {reps} runs\n")
-print("| peer | median ms |\n|---|---|")
-for name, ms in rows:
-    print(f"| {name} | {ms:.4f} |")
+print_table(rows, n, reps)

@@ -35,7 +35,7 @@ case "${1:-}" in
       "$FORMAC" "$B/box_r$r.idsl" -w --print-cuda --kernel-name "box_r$r" --cuda-output "$B/box_r$r.cu" \
         --header-file "$B/box_r$r.h"
     done
-    cp "$here/../bench_timing.h" "$here/bench_scan.cu" "$here/peers_scan.py" "$B/"
+    cp "$here/../bench_timing.h" "$here/bench_scan.cu" "$here/peers_scan.py" "$here/../peers_timing.py" "$B/"
     nvcc -arch=sm_90 -O3 -std=c++17 -I"$B" -c "$B/bench_scan.cu" -o /dev/null
     echo "prepared $B"
     ;;
