@@ -328,9 +328,8 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   std::string forEach = f.openmp ? "FORMAC_PRAGMA(omp for schedule(static))\n" : "";
 
   std::string out = n.stage[static_cast<size_t>(s.id)];
-  std::string t = "static void " + f.name + "(" + f.parameters + ") {\n";
-  for (const auto& prm : n.param) t += "  (void)" + prm + ";\n";
-  t += "  const long long formac_len = " + len + ";  /* points combined into one value */\n"
+  std::string head = "static void " + f.name + "(" + f.parameters + ") {\n";
+  std::string t = "  const long long formac_len = " + len + ";  /* points combined into one value */\n"
        "  const long long formac_outs = " + outs + ";\n"
        "  const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk + ";\n"
        "  /* The divisor below: an empty domain of constant extent has no chunk, and gcc\n"
@@ -358,7 +357,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
            " + formac_b];\n"
            "      " + out + "[formac_b] = formac_n;\n    }\n    free(formac_hs);\n  }\n" +
            indent(a.finish, "  ") + "}\n\n";
-      return t;
+      return head + unusedParameters(n.param, t) + t;
     case ReduceOp::Where:
       // Compaction (seed 001 §39.3): each chunk counts its points, an
       // exclusive scan of the counts gives where each chunk writes, and the
@@ -375,7 +374,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
                   "  ") +
            "  for (formac_i = formac_total < " + k + " ? formac_total : " + k + "; formac_i < " + k +
            "; ++formac_i) " + out + "[formac_i] = -1;\n}\n\n";
-      return t;
+      return head + unusedParameters(n.param, t) + t;
     case ReduceOp::TopK: {
       // The k best of each thread's chunks in a heap (formac_topk_push),
       // then every thread's pushed into the first's and sorted.
@@ -401,7 +400,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
            "  formac_topk_sort(formac_heaps, formac_m);\n"
            "  for (formac_i = 0; formac_i < " + k + "; ++formac_i)\n"
            "    " + out + "[formac_i] = formac_i < formac_m ? formac_heaps[2 * formac_i + 1] : -1;\n}\n\n";
-      return t;
+      return head + unusedParameters(n.param, t) + t;
     }
     default: break;
   }
@@ -411,7 +410,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
        "    " + a.partialType + "* formac_p = formac_partials + formac_w * formac_chunks;\n" +
        indent(a.combine, "  ") +
        "    " + out + "[formac_w] = (" + cType(s.type) + ")formac_r;\n  }\n}\n\n";
-  return t;
+  return head + unusedParameters(n.param, t) + t;
 }
 
 std::string reducePrelude(const std::string& qualifier) {

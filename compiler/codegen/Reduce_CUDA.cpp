@@ -121,7 +121,9 @@ std::string domainDeclarations(const ReduceCuda& r) {
   }
   t += "  const long long formac_len = " + len + ";  /* points combined into one value */\n";
   if (red.dim >= 0) t += "  const long long formac_outs = " + (outs.empty() ? "1" : outs) + ";\n";
-  return t + "  const long long formac_chunks = (formac_len + " + kChunkMask + ") / " + kChunk + ";\n";
+  // The parameters no extent of the domain names (the kernel's header takes them all).
+  return unusedParameters(r.names->param, t) + t + "  const long long formac_chunks = (formac_len + " + kChunkMask +
+         ") / " + kChunk + ";\n";
 }
 
 // The point's value into formac_v (an element of the domain's type), at
@@ -192,9 +194,7 @@ std::string header(const ReduceCuda& r, const std::string& suffix, const std::st
   std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + bounds + ") " + r.name + suffix + "(" +
                   (r.inputParams.empty() ? "" : r.inputParams + ", ") + params;
   for (const auto& prm : r.names->param) t += ", const I " + prm;
-  t += ") {\n";
-  for (const auto& prm : r.names->param) t += "  (void)" + prm + ";\n";
-  return t;
+  return t + ") {\n";  // domainDeclarations follows
 }
 
 // The lattice indices q0.. of point formac_k (row-major), at indentation `in`.

@@ -83,11 +83,11 @@ std::string kernelHeader(const ScanCuda& c, const Pass& p, const std::string& wh
   for (const auto& prm : c.names->param) add("const I " + prm);
   std::string t = "/* " + c.stage->name + ", " + what + " */\n" + "template <typename I>\n__global__ void __launch_bounds__(" +
                   block + ") " + p.kernel + "(" + params + ") {\n";
-  for (const auto& prm : c.names->param) t += "  (void)" + prm + ";\n";
+  std::string extents;
   for (int d = 0; d < rankOf(*c.stage); ++d)
-    t += "  const I " + n(d) + " = (I)(" +
-         ir::printSize(c.stage->scan.input.axes[static_cast<size_t>(d)].count, c.names->param) + ");\n";
-  return t;
+    extents += "  const I " + n(d) + " = (I)(" +
+               ir::printSize(c.stage->scan.input.axes[static_cast<size_t>(d)].count, c.names->param) + ");\n";
+  return t + unusedParameters(c.names->param, extents) + extents;
 }
 
 std::string loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& var,

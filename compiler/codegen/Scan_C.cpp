@@ -104,8 +104,7 @@ class ScanPrinter {
   }
 
   std::string function() {
-    std::string t = "static void " + f_.name + "(" + f_.parameters + ") {\n";
-    for (const auto& prm : f_.names->param) t += "  (void)" + prm + ";\n";
+    std::string head = "static void " + f_.name + "(" + f_.parameters + ") {\n", t;
     for (int d = 0; d < rank_; ++d)
       t += "  const long long " + n_[static_cast<size_t>(d)] + " = (long long)(" +
            ir::printSize(s_.extent[static_cast<size_t>(d)], f_.names->param) + ");\n";
@@ -125,7 +124,7 @@ class ScanPrinter {
       Pass p{dims[i], i == 0 && !sweeps(s_), i + 1 == dims.size()};
       t += indent(p.dim == rank_ - 1 ? contiguousPass(p) : stridedPass(p), "  ");
     }
-    return t + "}\n\n";
+    return head + unusedParameters(f_.names->param, t) + t + "}\n\n";
   }
 
  private:
