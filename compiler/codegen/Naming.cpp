@@ -248,7 +248,9 @@ bool mentions(const std::string& text, const std::string& name) {
 
 std::string unusedParameters(const std::vector<std::string>& names, const std::string& body,
                              const std::string& indent) {
-  // Pragmas (num_threads(nthreads)) vanish in a build without OpenMP.
+  // What the compiler reads as code: not comments ("/* A run: ... */"), not
+  // string literals, not pragmas (num_threads(nthreads) vanishes in a build
+  // without OpenMP).
   std::string code;
   for (size_t at = 0; at < body.size();) {
     size_t end = std::min(body.find('\n', at), body.size());
@@ -258,6 +260,24 @@ std::string unusedParameters(const std::vector<std::string>& names, const std::s
     if (!pragma) code += line + "\n";
     at = end + 1;
   }
+  std::string plain;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code.compare(i, 2, "/*") == 0) {
+      size_t close = code.find("*/", i + 2);
+      i = close == std::string::npos ? code.size() : close + 1;
+    } else if (code.compare(i, 2, "//") == 0) {
+      i = std::min(code.find('\n', i), code.size());
+    } else if (code[i] == '"' || code[i] == '\'') {
+      char q = code[i];
+      for (++i; i < code.size() && code[i] != q; ++i)
+        if (code[i] == '\\') ++i;
+    } else {
+      plain += code[i];
+      continue;
+    }
+    plain += ' ';
+  }
+  code = plain;
   std::string t;
   for (const auto& n : names)
     if (!mentions(code, n)) t += indent + "(void)" + n + ";\n";
