@@ -212,6 +212,7 @@ class CudaGen {
     lo.names = &n_;
     lo.openmp = false;
     lo.cuda = true;
+    lo.outsideCache = outsideCache_;
     return lo;
   }
 
@@ -372,6 +373,7 @@ class CudaGen {
     std::string args;
     kernelSignature(groupStages(g), g.sink, r.params, args);
     r.sourcePath = o_.sourcePath;
+    r.outsideCache = outsideCache_;
     return fusedKernelSource(r);
   }
 
@@ -567,6 +569,7 @@ class CudaGen {
   const ir::Pipeline& p_;
   const CudaOptions& o_;
   Names n_;
+  std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
   const std::vector<passes::FusionGroup>& groups_;
   const std::map<int, passes::LocalFixpoint>& settle_;
   CudaProgram program_;

@@ -37,6 +37,9 @@ struct FusedKernelRequest {
   std::string kernelName;
   std::string params;      // the kernel's parameter list (index type I)
   std::string sourcePath;  // for the stage comments
+  // The generator's cache of which reads may leave their producer (one per
+  // pipeline: its sample sizes cost a pass over every stage).
+  std::shared_ptr<ReadOutsideCache> outsideCache = std::make_shared<ReadOutsideCache>();
 };
 
 std::string fusedKernelSource(const FusedKernelRequest& r);

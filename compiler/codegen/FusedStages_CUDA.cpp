@@ -141,6 +141,7 @@ LoopNestOptions FusedStages::options(int id, bool checked) const {
   lo.names = &n_;
   lo.openmp = false;
   lo.cuda = true;
+  lo.outsideCache = r_.outsideCache;
   lo.access = [this, checked](int pid, const std::vector<std::string>& idx) { return access(pid, idx, checked); };
   return lo;
 }

@@ -347,7 +347,14 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       std::sort(g.members.begin(), g.members.end(),
                 [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
       if (o.shrinkTo > 0 && !reach) shrinkTile(p, g, o.shrinkTo);
+      // A lone stencil over maxGroupOperations keeps the plain stage kernel: one
+      // copy of its body a path, where the tiled kernel's sweep holds eight.
       g.tiledAlone = o.tileLoneStencils && !g.fused() && rank == 2 && readsNeighbours(sink.pieces[0]);
+      if (g.tiledAlone && o.maxGroupOperations > 0 && groupOperations(p, g) > o.maxGroupOperations) {
+        g.tiledAlone = false;
+        g.notTiled = "it computes " + std::to_string(groupOperations(p, g)) + " operations a point, over the " +
+                     std::to_string(o.maxGroupOperations) + " that keep a tiled kernel quick to compile";
+      }
       g.onePass = g.tiledKernel() && groupOperations(p, g) <= kOnePassOps;
       g.compact = g.fused() && o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations;
     }

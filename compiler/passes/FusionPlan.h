@@ -53,6 +53,10 @@ struct FusionGroup {
   // A lone stencil (no members) that reads its neighbours, computed by the
   // tiled kernel all the same (FusionOptions::tileLoneStencils).
   bool tiledAlone = false;
+  // Why a lone stencil that reads its neighbours is not tiled (empty: it is,
+  // or it reads none): over FusionOptions::maxGroupOperations, whose tiled
+  // kernel would hold its body eight times.
+  std::string notTiled;
   // A group of over FusionOptions::compactOperations operations a point: its
   // CUDA kernel keeps one copy of each stage's code per path (the sweep's
   // rows one column a thread, border blocks point by point, no forms for

@@ -71,6 +71,8 @@ class PlanText {
     if (g.tiledAlone)
       os_ << "  tiled alone: tile [" << list(g.tile, ", ") << "], it reads its neighbours"
           << (g.onePass ? ", one pass" : ", swept in passes") << "\n";
+    else if (!g.notTiled.empty())
+      os_ << "  not tiled: " << g.notTiled << "\n";
     const std::string& why = l_.whyMaterialised[static_cast<size_t>(g.sink)];
     os_ << "  in memory" << (why.empty() ? "" : ": " + why) << "\n";
   }

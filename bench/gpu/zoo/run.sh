@@ -109,13 +109,14 @@ case "${1:-}" in
     ;;
   device)
     OUTDIR="${OUT:-$B/out}"
-    mkdir -p "$OUTDIR"
+    LOGS="$B/logs"  # every program's log, and build.log; tarred into $OUTDIR/logs.tar.gz at the end
+    mkdir -p "$OUTDIR" && rm -rf "$LOGS" && mkdir -p "$LOGS"
     if [ ! -d "$B/programs" ]; then echo "run.sh: no $B/programs: run.sh prepare first, carry .bench-gpu" >&2; exit 1; fi
     gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC'); ${gpu:-no nvidia-smi}; $(nvcc --version | tail -1); $(nproc) CPUs"
     echo "== building: nvcc -arch=sm_90 -O3, $(nproc) at a time"
     t="$(now)"
-    build_all device "$(nproc)" 2>&1 | tee "$OUTDIR/build.log"
+    build_all device "$(nproc)" 2>&1 | tee "$LOGS/build.log"
     echo "   built in $(since "$t") s"
     : > "$OUTDIR/rows.txt"
     rc=0
@@ -132,14 +133,14 @@ case "${1:-}" in
         rc=1
         continue
       fi
-      (cd "$d" && timeout "${RUN_TIMEOUT:-120}" "./zoo_$n" --dir . ${RUN_OPTS:-}) > "$OUTDIR/$n.log" 2>&1
+      (cd "$d" && timeout "${RUN_TIMEOUT:-120}" "./zoo_$n" --dir . ${RUN_OPTS:-}) > "$LOGS/$n.log" 2>&1
       prc=$?
-      grep -v '^ZOO_ROW' "$OUTDIR/$n.log"
-      if grep -q '^ZOO_ROW' "$OUTDIR/$n.log"; then
-        grep '^ZOO_ROW' "$OUTDIR/$n.log" | tail -1 >> "$OUTDIR/rows.txt"
+      grep -v '^ZOO_ROW' "$LOGS/$n.log"
+      if grep -q '^ZOO_ROW' "$LOGS/$n.log"; then
+        grep '^ZOO_ROW' "$LOGS/$n.log" | tail -1 >> "$OUTDIR/rows.txt"
       else
         echo "ZOO_ROW|$n|-|-|-|-|-|-|exit status $prc$([ $prc = 124 ] && echo ' (timeout)'), no result|-" >> "$OUTDIR/rows.txt"
-        tail -5 "$OUTDIR/$n.log"
+        tail -5 "$LOGS/$n.log"
       fi
       [ $prc = 0 ] || rc=1
     done
@@ -149,6 +150,7 @@ case "${1:-}" in
       echo
       bash "$here/table.sh" "$OUTDIR/rows.txt" "$B/programs"
     } > "$OUTDIR/zoo_table.md"
+    tar -czf "$OUTDIR/logs.tar.gz" -C "$B" logs
     echo
     cat "$OUTDIR/zoo_table.md"
     exit "$rc"
