@@ -104,18 +104,18 @@ def parse_header(text, entry):
         fields = [f.strip().rsplit(" ", 1)[0] for f in m.group(2).split(";") if f.strip()]
         structs[m.group(1)] = fields
     outputs = []
-    for m in re.finditer(r"/\* output\d*: (.*?) \*/", text):
-        d = m.group(1)
+    for m in re.finditer(r"/\* output\d*: (.*?) \*/", text, re.S):
+        d = " ".join(m.group(1).split())  # the printer wraps lines over 100 columns
         if one := re.match(r"one (.+?) \(", d + " ("):
             outputs.append((one.group(1), []))
         elif arr := re.match(r"(.+?)((\[[^\]]*\])+) \(row-major", d):
             outputs.append((arr.group(1), re.findall(r"\[([^\]]*)\]", arr.group(2))))
         else:
             raise Skip("output '%s'" % d)
-    m = re.search(r"\nvoid %s\((.*)\);" % re.escape(entry), text)
+    m = re.search(r"\nvoid %s\((.*?)\);" % re.escape(entry), text, re.S)
     if not m:
         raise Skip("no prototype of %s" % entry)
-    args = [a.strip().rsplit(" ", 1) for a in m.group(1).split(",")]
+    args = [" ".join(a.split()).rsplit(" ", 1) for a in m.group(1).split(",")]
     return structs, outputs, [(t.strip(), n) for t, n in args]
 
 
