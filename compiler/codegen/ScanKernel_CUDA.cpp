@@ -19,7 +19,7 @@ std::string product(int from, int to) {
 
 int runsPerThread(const ScanCuda& c, bool first) {
   ScalarKind held = first ? c.stage->scan.input.body.result->type.scalar : c.stage->scan.accumulate;
-  return scalarSize(held) > 4 ? 4 : 8;
+  return scalarSize(held) > 4 ? 2 : 4;
 }
 int rowTileRuns(const ScanCuda& c) { return kCudaThreads * runsPerThread(c, true); }
 int columnTileRuns(const ScanCuda& c, bool first) { return kColumnThreadRows * runsPerThread(c, first); }

@@ -21,13 +21,13 @@
 // value is E + its run prefix (recomputed from the values in registers),
 // converted to the stage's type on the last pass.
 //
-//  * Along the last dimension (contiguous lines): 256 threads, each 8 runs
-//    (4 of 8-byte values), thread j taking runs j, j + 256, ...: a tile of
-//    2048 runs (16384 values) of one line; lines shorter than that share a
+//  * Along the last dimension (contiguous lines): 256 threads, each 4 runs
+//    (2 of 8-byte values), thread j taking runs j, j + 256, ...: a tile of
+//    1024 runs (8192 values) of one line; lines shorter than that share a
 //    tile, each in a segment of a power-of-two number of runs. A run of an
 //    input image (and of the output) moves as 16-byte vectors when aligned.
 //  * Along an earlier dimension (strided lines): 32 x 8 threads, a tile of
-//    32 consecutive columns x 64 runs (32 of 8-byte values) down each; a
+//    32 consecutive columns x 32 runs (16 of 8-byte values) down each; a
 //    warp's loads are 32 consecutive columns of one row (coalesced); the
 //    look-back per column, 8 lanes each.
 //  * sat of an image (the last two dimensions of a volume): one pass. 16 x
