@@ -349,7 +349,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       if (o.shrinkTo > 0 && !reach) shrinkTile(p, g, o.shrinkTo);
       // A lone stencil over maxGroupOperations keeps the plain stage kernel: one
       // copy of its body a path, where the tiled kernel's sweep holds eight.
-      g.tiledAlone = o.tileLoneStencils && !g.fused() && rank == 2 && readsNeighbours(sink.pieces[0]);
+      g.tiledAlone = o.tileLoneStencils && !g.fused() && (rank == 2 || reach) && readsNeighbours(sink.pieces[0]);
+      if (g.tiledAlone && reach && !fitReachTile(p, g, o).empty()) g.tiledAlone = false;
       if (g.tiledAlone && o.maxGroupOperations > 0 && groupOperations(p, g) > o.maxGroupOperations) {
         g.tiledAlone = false;
         g.notTiled = "it computes " + std::to_string(groupOperations(p, g)) + " operations a point, over the " +

@@ -21,7 +21,7 @@ struct Target {
   // shared memory at 32 x 64; the tile is then halved down to the default
   // 48 KB where the halo allows, and cheap members are inlined. Ranks 1, 3
   // and 4 fuse too, their tiles chosen per group from the members' reach
-  // (TileShape.h); lone rank-2 stencils that read neighbours are tiled.
+  // (TileShape.h); lone stencils that read neighbours are tiled, in every rank.
   FusionOptions fusionOptions() const;
 };
 

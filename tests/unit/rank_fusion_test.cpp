@@ -114,8 +114,9 @@ TEST(RankFusion, DeepChainsSplitWhereRecomputationGrows) {
 }
 
 // A lone 3x3 stencil is tiled (check-free interior blocks, several points a
-// thread); a pointwise one and one of rank 1 are not, nor on the C target.
-TEST(RankFusion, LoneRank2StencilsThatReadNeighboursAreTiled) {
+// thread); a pointwise one is not, nor on the C target. Lone stencils of
+// ranks 1, 3 and 4 are tiled with the tile of their reach.
+TEST(RankFusion, LoneStencilsThatReadNeighboursAreTiled) {
   ir::Pipeline grow = program("grow8");
   auto groups = cudaPlan(grow);
   ASSERT_EQ(groups.size(), 1u);
@@ -133,7 +134,18 @@ TEST(RankFusion, LoneRank2StencilsThatReadNeighboursAreTiled) {
   ir::Pipeline rank1 = compileText(
       "stencil s(vector#1 float X) { return X@[-1] + X@[1]; }\nparameter N;\nvector#1 float img[N];\n"
       "return s(img:clamped);\n");
-  EXPECT_FALSE(cudaPlan(rank1)[0].tiledKernel());
+  auto one = cudaPlan(rank1);
+  EXPECT_TRUE(one[0].tiledAlone);
+  EXPECT_EQ(one[0].tile.size(), 1u);
+  EXPECT_NE(cudaKernels(rank1).find("k_fused1_"), std::string::npos);
+  ir::Pipeline rank3 = compileText(
+      "stencil s(vector#3 float X) { return X@[-1,0,0] + X@[0,1,0] + X@[0,0,-1]; }\nparameter D, M, N;\n"
+      "vector#3 float img[D,M,N];\nreturn s(img:mirror);\n");
+  auto three = cudaPlan(rank3);
+  EXPECT_TRUE(three[0].tiledAlone);
+  EXPECT_FALSE(three[0].fused());
+  EXPECT_EQ(three[0].tile.size(), 3u);
+  EXPECT_FALSE(passes::planFusion(rank3, passes::Target::c().fusionOptions())[0].tiledAlone);
 }
 
 // 20 Perona-Malik steps: groups of at most kCudaMaxGroupOperations
