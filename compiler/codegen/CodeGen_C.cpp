@@ -584,6 +584,7 @@ class CGen {
 GeneratedC printC(const passes::LoweredPipeline& l, const COptions& options) {
   FORMAC_INTERNAL_CHECK(l.planned && l.target.kind == passes::Target::C, "printC needs a pipeline lowered for C");
   GeneratedC g = CGen(l, options).run();
+  if (options.embedded) return g;  // a loop's body: the enclosing file is wrapped once, whole
   g.source = wrapLongLines(g.source);
   g.header = wrapLongLines(g.header);
   return g;

@@ -34,12 +34,21 @@ class CudaGen {
  public:
   CudaGen(const passes::LoweredPipeline& l, const CudaOptions& o)
       : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups),
-        settle_(l.localFixpoints), program_{&p_, &n_, &groups_, o.kernelName} {}
+        settle_(l.localFixpoints), program_{&p_, &n_, &groups_, o.kernelName} {
+    for (const ir::Stage* s : loops()) {
+      auto lf = settle_.find(s->id);
+      if (lf != settle_.end() && lf->second.ok)
+        settleCuda_[s->id] = settleKernelCuda(*s->loop, lf->second, loopKernel(*s) + "_settle");
+    }
+  }
 
   GeneratedCuda run() {
     GeneratedCuda g;
-    g.header = wrapLongLines(header());
-    g.source = wrapLongLines(source());
+    g.header = header();
+    g.source = source();
+    if (o_.embedded) return g;  // a loop's body: the enclosing file is wrapped once, whole
+    g.header = wrapLongLines(g.header);
+    g.source = wrapLongLines(g.source);
     return g;
   }
 
@@ -268,40 +277,41 @@ class CudaGen {
       bool fast = needsBorderChecks(lo);
       os << stageComment(s) << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") "
          << kernelName(sid, k) << "(" << params << ") {\n";
-      size_t start = static_cast<size_t>(os.tellp());
-      os << boxDeclarations(lo, fast, "  ");
+      std::ostringstream body;  // the kernel's statements, read for the parameters they use
+      body << boxDeclarations(lo, fast, "  ");
       // x: the innermost dimension; y: the next; z: all outer ones, flattened.
       std::string ind = "  ";
       size_t last = rank - 1;
       std::string L = std::to_string(last);
       if (rank >= 3) {
-        os << ind << "const I outer_count = 1";
-        for (size_t d = 0; d + 2 < rank; ++d) os << " * (hi" << d << " - lo" << d << " + 1)";
-        os << ";\n";
-        os << ind << "for (I z = (I)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (I)gridDim.z * blockDim.z) {\n";
+        body << ind << "const I outer_count = 1";
+        for (size_t d = 0; d + 2 < rank; ++d) body << " * (hi" << d << " - lo" << d << " + 1)";
+        body << ";\n";
+        body << ind << "for (I z = (I)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (I)gridDim.z * blockDim.z) {\n";
         ind += "  ";
-        os << ind << "I rest = z;\n";
+        body << ind << "I rest = z;\n";
         for (size_t d = rank - 2; d-- > 0;) {
-          os << ind << "const I q" << d << " = lo" << d << " + rest % (hi" << d << " - lo" << d << " + 1);\n";
-          os << ind << "rest /= (hi" << d << " - lo" << d << " + 1);\n";
+          body << ind << "const I q" << d << " = lo" << d << " + rest % (hi" << d << " - lo" << d << " + 1);\n";
+          body << ind << "rest /= (hi" << d << " - lo" << d << " + 1);\n";
         }
-        os << ind << "(void)rest;\n";
+        body << ind << "(void)rest;\n";
       }
       if (rank >= 2) {
         std::string Y = std::to_string(rank - 2);
-        os << ind << "for (I q" << Y << " = lo" << Y << " + (I)blockIdx.y * blockDim.y + threadIdx.y; q" << Y
-           << " <= hi" << Y << "; q" << Y << " += (I)gridDim.y * blockDim.y) {\n";
+        body << ind << "for (I q" << Y << " = lo" << Y << " + (I)blockIdx.y * blockDim.y + threadIdx.y; q" << Y
+             << " <= hi" << Y << "; q" << Y << " += (I)gridDim.y * blockDim.y) {\n";
         ind += "  ";
       }
-      os << ind << "for (I q" << L << " = lo" << L << " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" << L
-         << " <= hi" << L << "; q" << L << " += (I)gridDim.x * blockDim.x) {\n";
-      os << cudaPointCode(lo, fast, ind + "  ");
-      os << ind << "}\n";
+      body << ind << "for (I q" << L << " = lo" << L << " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" << L
+           << " <= hi" << L << "; q" << L << " += (I)gridDim.x * blockDim.x) {\n";
+      body << cudaPointCode(lo, fast, ind + "  ");
+      body << ind << "}\n";
       for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
         ind.resize(ind.size() - 2);
-        os << ind << "}\n";
+        body << ind << "}\n";
       }
-      os << unusedParameters(n_.param, os.str().substr(start)) << "}\n\n";
+      const std::string b = body.str();
+      os << b << unusedParameters(n_.param, b) << "}\n\n";
     }
     return os.str();
   }
@@ -330,7 +340,7 @@ class CudaGen {
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));
     for (size_t j = 0; j < s.loop->carried.size(); ++j) l.results.push_back(deviceBuffer(s.id + static_cast<int>(j)));
     auto lf = settle_.find(s.id);
-    if (lf != settle_.end() && lf->second.ok) l.settle = &lf->second;
+    if (lf != settle_.end() && lf->second.ok) l.settle = &lf->second, l.settleKernel = &settleCuda_.at(s.id);
     return l;
   }
   // NAME_loop_rounds (StageFacts.h): the device's counters, after the stream's work.
@@ -354,8 +364,7 @@ class CudaGen {
       t += "/* The body of the 'do' loop over '" + s->loop->iterator + "' (line " + std::to_string(s->loop->loc.line) +
            "), a pipeline of its own: " + o.kernelName + "_enqueue enqueues one round. */\n" +
            generateCuda(*s->loop->body, o).source;
-      if (const passes::LocalFixpoint* lf = loopRequest(*s).settle)
-        t += settleKernelCuda(*s->loop, *lf, o.kernelName + "_settle").kernel;
+      if (settleCuda_.count(s->id)) t += settleCuda_.at(s->id).kernel;
     }
     return t;
   }
@@ -569,6 +578,7 @@ class CudaGen {
   const ir::Pipeline& p_;
   const CudaOptions& o_;
   Names n_;
+  std::map<int, SettleCuda> settleCuda_;  // each settled loop's kernel, printed once
   std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
   const std::vector<passes::FusionGroup>& groups_;
   const std::map<int, passes::LocalFixpoint>& settle_;

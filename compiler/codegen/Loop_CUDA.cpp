@@ -5,6 +5,7 @@
 #include "codegen/ExprPrinter.h"
 #include "codegen/Settle_CUDA.h"
 #include "codegen/StageFacts.h"
+#include "support/Diagnostics.h"
 
 namespace formac::codegen {
 namespace {
@@ -81,8 +82,8 @@ std::string markBytes(const LoopCuda& l) { return "2 * (size_t)" + tilesAlong(l,
 // The settling pass's launch (Settle_CUDA.h) on stream s: round 1 wrote b0
 // from a0, which still holds the image before it.
 std::string settlePass(const LoopCuda& l) {
-  const ir::Loop& loop = loopOf(l);
-  SettleCuda k = settleKernelCuda(loop, *l.settle, l.name + "_settle");
+  FORMAC_INTERNAL_CHECK(l.settleKernel, "a settled loop without its kernel");
+  const SettleCuda& k = *l.settleKernel;
   std::string args = buffer(l, 'b', 0) + (l.settle->selective ? ", " + buffer(l, 'a', 0) : std::string());
   std::vector<std::string> params;
   for (const auto& p : l.names->param) params.push_back("(long long)" + p);

@@ -30,6 +30,7 @@
 
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
+#include "codegen/Settle_CUDA.h"
 #include "passes/LocalFixpoint.h"
 
 namespace formac::codegen {
@@ -44,8 +45,10 @@ struct LoopCuda {
   // carried image's value before round 1, each outer stage the body reads
   // (in the order of ir::Loop::reads), each LoopResult stage's buffer.
   std::vector<std::string> initial, reads, results;
-  // A monotone propagation (its rounds settle after round 1: Settle_CUDA.h).
+  // A monotone propagation (its rounds settle after round 1: Settle_CUDA.h),
+  // and its settling kernel, printed once by the generator.
   const passes::LocalFixpoint* settle = nullptr;
+  const SettleCuda* settleKernel = nullptr;
 };
 
 // Device code once per program with loops: the kernels after_odd and after_even.

@@ -18,25 +18,24 @@ T as(const Val& v) {
   return isFloating(v.kind) ? static_cast<T>(v.f) : static_cast<T>(v.i);
 }
 
+// One floating operation in T (float or double), rounded to T as C rounds it.
+template <typename T>
+bool floatingArith(BinOp op, T x, T y, ScalarKind k, Val* out) {
+  switch (op) {
+    case BinOp::Add: *out = makeFloat(k, x + y); return true;
+    case BinOp::Sub: *out = makeFloat(k, x - y); return true;
+    case BinOp::Mul: *out = makeFloat(k, x * y); return true;
+    case BinOp::Div: *out = makeFloat(k, x / y); return true;
+    default: return false;
+  }
+}
+
 Val arith(BinOp op, const Val& a, const Val& b, ScalarKind k) {
+  Val r;
   if (k == ScalarKind::Float) {
-    float x = as<float>(a), y = as<float>(b);
-    switch (op) {
-      case BinOp::Add: return makeFloat(k, x + y);
-      case BinOp::Sub: return makeFloat(k, x - y);
-      case BinOp::Mul: return makeFloat(k, x * y);
-      case BinOp::Div: return makeFloat(k, x / y);
-      default: break;
-    }
+    if (floatingArith<float>(op, as<float>(a), as<float>(b), k, &r)) return r;
   } else if (k == ScalarKind::Double) {
-    double x = as<double>(a), y = as<double>(b);
-    switch (op) {
-      case BinOp::Add: return makeFloat(k, x + y);
-      case BinOp::Sub: return makeFloat(k, x - y);
-      case BinOp::Mul: return makeFloat(k, x * y);
-      case BinOp::Div: return makeFloat(k, x / y);
-      default: break;
-    }
+    if (floatingArith<double>(op, as<double>(a), as<double>(b), k, &r)) return r;
   } else {
     // int and int64 wrap: the arithmetic is modulo 2^64, then truncated to k.
     int64_t x = a.i, y = b.i;
@@ -53,29 +52,21 @@ Val arith(BinOp op, const Val& a, const Val& b, ScalarKind k) {
   throw InternalError("bad arithmetic operator");
 }
 
-Val compare(BinOp op, const Val& a, const Val& b) {
-  bool r = false;
-  if (isFloating(a.kind)) {
-    double x = a.f, y = b.f;  // both already of the common type
-    switch (op) {
-      case BinOp::Lt: r = x < y; break;
-      case BinOp::Gt: r = x > y; break;
-      case BinOp::Le: r = x <= y; break;
-      case BinOp::Ge: r = x >= y; break;
-      case BinOp::Eq: r = x == y; break;
-      default: r = x != y; break;
-    }
-  } else {
-    int64_t x = a.i, y = b.i;
-    switch (op) {
-      case BinOp::Lt: r = x < y; break;
-      case BinOp::Gt: r = x > y; break;
-      case BinOp::Le: r = x <= y; break;
-      case BinOp::Ge: r = x >= y; break;
-      case BinOp::Eq: r = x == y; break;
-      default: r = x != y; break;
-    }
+template <typename T>
+bool compared(BinOp op, T x, T y) {
+  switch (op) {
+    case BinOp::Lt: return x < y;
+    case BinOp::Gt: return x > y;
+    case BinOp::Le: return x <= y;
+    case BinOp::Ge: return x >= y;
+    case BinOp::Eq: return x == y;
+    default: return x != y;
   }
+}
+
+Val compare(BinOp op, const Val& a, const Val& b) {
+  // Both operands are already of the common type.
+  bool r = isFloating(a.kind) ? compared<double>(op, a.f, b.f) : compared<int64_t>(op, a.i, b.i);
   return makeInt(ScalarKind::Int, r);
 }
 
