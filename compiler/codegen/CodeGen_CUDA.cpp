@@ -13,6 +13,7 @@
 #include "codegen/LoopNest.h"
 #include "codegen/Loop_CUDA.h"
 #include "codegen/Settle_CUDA.h"
+#include "codegen/StageKernel_CUDA.h"
 #include "codegen/Naming.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Reduce_CUDA.h"
@@ -225,25 +226,6 @@ class CudaGen {
     return lo;
   }
 
-  // Declarations of lo/hi (and fast_lo/fast_hi) for a piece, as in the C
-  // backend, converted once to the kernel's index type I.
-  std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind) const {
-    std::string t;
-    for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
-      std::string D = std::to_string(d);
-      t += ind + "const I lo" + D + " = (I)(" + pieceFirstIndex(lo, d) + ");\n";
-      t += ind + "const I hi" + D + " = (I)(" + pieceLastIndex(lo, d) + ");\n";
-      if (fast) {
-        IndexBound flo{{textTerm("lo" + D)}}, fhi{{textTerm("hi" + D)}};
-        flo.add({fastLowerTerms(lo, d)});
-        fhi.add({fastUpperTerms(lo, d)});
-        t += ind + "const I fast_lo" + D + " = (I)(" + printLower(flo) + ");\n";
-        t += ind + "const I fast_hi" + D + " = (I)(" + printUpper(fhi) + ");\n";
-      }
-    }
-    return t;
-  }
-
   // Kernels are templates over their index type I: int while every image has
   // fewer than 2^31 points (the host checks), long long beyond.
   // The host's choice between the two instantiations.
@@ -264,56 +246,19 @@ class CudaGen {
   // ------------------------------------------------------------ unfused kernels
   std::string kernelName(int sink, size_t piece) const { return cudaStageKernelName(program_, sink, piece); }
 
-  // One thread per point of each piece; grid-stride loops cover any size.
+  // One thread per point of each piece, or of a lattice composite's lattice
+  // (StageKernel_CUDA.h); grid-stride loops cover any size.
   std::string stageKernels(int sid) {
     const ir::Stage& s = stage(sid);
-    std::ostringstream os;
-    std::string params, args;
-    kernelSignature({sid}, sid, params, args);
-    size_t rank = static_cast<size_t>(s.rank());
-    for (size_t k = 0; k < s.pieces.size(); ++k) {
-      const ir::Piece& pc = s.pieces[k];
-      LoopNestOptions lo = nestOptions(s, pc);
-      bool fast = needsBorderChecks(lo);
-      os << stageComment(s) << "template <typename I>\n__global__ void __launch_bounds__(" << kThreads << ") "
-         << kernelName(sid, k) << "(" << params << ") {\n";
-      std::ostringstream body;  // the kernel's statements, read for the parameters they use
-      body << boxDeclarations(lo, fast, "  ");
-      // x: the innermost dimension; y: the next; z: all outer ones, flattened.
-      std::string ind = "  ";
-      size_t last = rank - 1;
-      std::string L = std::to_string(last);
-      if (rank >= 3) {
-        body << ind << "const I outer_count = 1";
-        for (size_t d = 0; d + 2 < rank; ++d) body << " * (hi" << d << " - lo" << d << " + 1)";
-        body << ";\n";
-        body << ind << "for (I z = (I)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (I)gridDim.z * blockDim.z) {\n";
-        ind += "  ";
-        body << ind << "I rest = z;\n";
-        for (size_t d = rank - 2; d-- > 0;) {
-          body << ind << "const I q" << d << " = lo" << d << " + rest % (hi" << d << " - lo" << d << " + 1);\n";
-          body << ind << "rest /= (hi" << d << " - lo" << d << " + 1);\n";
-        }
-        body << ind << "(void)rest;\n";
-      }
-      if (rank >= 2) {
-        std::string Y = std::to_string(rank - 2);
-        body << ind << "for (I q" << Y << " = lo" << Y << " + (I)blockIdx.y * blockDim.y + threadIdx.y; q" << Y
-             << " <= hi" << Y << "; q" << Y << " += (I)gridDim.y * blockDim.y) {\n";
-        ind += "  ";
-      }
-      body << ind << "for (I q" << L << " = lo" << L << " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" << L
-           << " <= hi" << L << "; q" << L << " += (I)gridDim.x * blockDim.x) {\n";
-      body << cudaPointCode(lo, fast, ind + "  ");
-      body << ind << "}\n";
-      for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
-        ind.resize(ind.size() - 2);
-        body << ind << "}\n";
-      }
-      const std::string b = body.str();
-      os << b << unusedParameters(n_.param, b) << "}\n\n";
-    }
-    return os.str();
+    StageKernelRequest r;
+    r.stage = &s;
+    r.names = &n_;
+    r.comment = stageComment(s);
+    std::string args;
+    kernelSignature({sid}, sid, r.params, args);
+    r.options = [this, &s](const ir::Piece& pc) { return nestOptions(s, pc); };
+    r.kernelName = [this, sid](size_t k) { return kernelName(sid, k); };
+    return stageKernelsCuda(r);
   }
 
   // ------------------------------------------------------------ reductions

@@ -6,6 +6,7 @@
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/StageFacts.h"
+#include "codegen/StageKernel_CUDA.h"
 
 namespace formac::codegen {
 namespace {
@@ -97,24 +98,31 @@ HostExpr pieceLast(const CudaProgram& c, const ir::Stage& s, const ir::Piece& pc
               hop(HostExpr::FloorDiv, {hsize(s.extent[d]) - hc(1) - hsize(a.start), hc(a.step)}));
 }
 
-// An unfused stage: a launch per piece over the piece's box (nx, ny, nz:
-// the last dimension, the one before, the others flattened): rank 1: blocks
-// of 256, min(ceil(nx / 256), 2^30) of them; rank >= 2: blocks of 32 x 8,
-// grid (min(ceil(nx / 32), 2^30), min(ceil(ny / 8), 65535), min(nz,
+// An unfused stage: a launch per piece over the piece's box, or one over
+// the union of the boxes for a lattice composite (StageKernel_CUDA.h) (nx,
+// ny, nz: the last dimension, the one before, the others flattened): rank 1:
+// blocks of 256, min(ceil(nx / 256), 2^30) of them; rank >= 2: blocks of 32
+// x 8, grid (min(ceil(nx / 32), 2^30), min(ceil(ny / 8), 65535), min(nz,
 // 65535)); the kernels' loops stride over the rest.
 HostStep stageSchedule(const CudaProgram& c, int sid, LaunchSchedule& sc) {
   const ir::Stage& s = stageOf(c, sid);
   size_t r = s.extent.size();
+  const bool lattice = latticeComposite(s);
   std::vector<HostStep> t;
-  for (size_t piece = 0; piece < s.pieces.size(); ++piece) {
+  for (size_t piece = 0; piece < (lattice ? 1 : s.pieces.size()); ++piece) {
     const ir::Piece& pc = s.pieces[piece];
     std::vector<HostStep> box;
     std::vector<int> lo, hi;
     for (size_t d = 0; d < r; ++d) {
       lo.push_back(sc.value("lo" + std::to_string(d)));
       hi.push_back(sc.value("hi" + std::to_string(d)));
-      box.push_back(hvar(lo.back(), pieceFirst(pc, d)));
-      box.push_back(hvar(hi.back(), pieceLast(c, s, pc, d)));
+      HostExpr first = pieceFirst(pc, d), last = pieceLast(c, s, pc, d);
+      for (size_t k = 1; lattice && k < s.pieces.size(); ++k) {
+        first = hmin(first, pieceFirst(s.pieces[k], d));
+        last = hmax(last, pieceLast(c, s, s.pieces[k], d));
+      }
+      box.push_back(hvar(lo.back(), first));
+      box.push_back(hvar(hi.back(), last));
     }
     auto count = [&](size_t d) { return hval(hi[d]) - hval(lo[d]) + hc(1); };
     int nx = sc.value("nx"), ny = sc.value("ny"), nz = sc.value("nz");

@@ -14,6 +14,7 @@
 #include "codegen/CodeGen_CUDA.h"
 #include "codegen/CudaLaunches.h"
 #include "codegen/FusedKernel_CUDA.h"
+#include "codegen/StageKernel_CUDA.h"
 #include "parse/Modules.h"
 #include "parse/Parser.h"
 #include "passes/Target.h"
@@ -193,6 +194,33 @@ TEST(RankFusion, RankNKernelsTakeTheTilesInTurn) {
            "tile_h0[i] = v;",
            "h3[(((q0) * (M) + (q1)) * (N) + (q2))] = v;"})
     EXPECT_NE(k.find(flat(text)), std::string::npos) << text;
+}
+
+// The four parity pieces of an up-sampled image are one kernel over the
+// lattice (StageKernel_CUDA.h: neighbouring stores of a warp fill each
+// sector), launched once over the union of the pieces' boxes; pieces that
+// are not residues of one lattice keep a kernel each.
+TEST(RankFusion, LatticePiecesAreOneKernel) {
+  ir::Pipeline up = compileText(
+      "stencil half(vector#2 float X) { return 0.5f * X; }\n"
+      "vector expand(vector#2 float C) {\n"
+      "  return ( @[(0,2),(0,2)] = C; @[(1,2),(0,2)] = half(C); @[(0,2),(1,2)] = half(C);\n"
+      "           @[(1,2),(1,2)] = C; );\n}\n"
+      "parameter M, N;\nvector#2 float img[M,N];\nreturn expand(img);\n");
+  const ir::Stage& composed = up.stages[up.outputs[0]];
+  ASSERT_EQ(composed.pieces.size(), 4u);
+  EXPECT_TRUE(codegen::latticeComposite(composed));
+  std::string kernels = cudaKernels(up);
+  EXPECT_NE(kernels.find("/* The lattice's box: the union of the pieces'"), std::string::npos);
+  EXPECT_NE(kernels.find("{ /* piece 3 */"), std::string::npos);
+  EXPECT_NE(kernels.find("_p0("), std::string::npos);
+  EXPECT_EQ(kernels.find("_p1("), std::string::npos);  // no kernel of piece 1
+  // A placement at an offset that is not a residue of its step: a kernel a piece.
+  ir::Pipeline shifted = compileText(
+      "vector place(vector#2 float C) {\n"
+      "  return ( @[(0,2),(0,1)] = C; @[(3,2),(0,1)] = C; );\n}\n"
+      "parameter M, N;\nvector#2 float img[M,N];\nreturn place(img);\n");
+  EXPECT_FALSE(codegen::latticeComposite(shifted.stages[shifted.outputs[0]]));
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+// The CUDA kernels of an unfused stage (no group, not tiled): a grid-stride
+// loop nest over each piece's box, one point a thread and pass.
+//
+// A stage whose pieces interleave on one lattice (latticeComposite: the
+// four parity pieces of an up-sampled image, `@[(1,2),(0,2)] = ...`) gets a
+// single kernel over the lattice instead, each thread computing every
+// piece's point at its lattice index. Separate kernels would each write
+// every other element: a 4-byte float at a stride of 8 bytes fills half of
+// each 32-byte sector, and the memory merges the halves written by four
+// launches by reading the sector back; one kernel writes both halves of a
+// sector from neighbouring stores of a warp.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "codegen/LoopNest.h"
+#include "codegen/Naming.h"
+#include "ir/Pipeline.h"
+
+namespace formac::codegen {
+
+// Whether the stage's pieces interleave on one lattice: two or more pieces,
+// each dimension's step the same in every piece, some step above 1, and
+// every start a constant in [0, step) (a residue of the lattice).
+bool latticeComposite(const ir::Stage& s);
+
+struct StageKernelRequest {
+  const ir::Stage* stage = nullptr;
+  const Names* names = nullptr;
+  std::string comment;  // printed above each kernel
+  std::string params;   // the kernels' parameter list (index type I)
+  std::function<LoopNestOptions(const ir::Piece&)> options;  // a piece's loop-nest options
+  std::function<std::string(size_t piece)> kernelName;      // latticeComposite: piece 0's only
+};
+
+// The stage's kernels: one per piece, or one for a lattice composite.
+std::string stageKernelsCuda(const StageKernelRequest& r);
+
+// Declarations of lo/hi (and fast_lo/fast_hi with `fast`) for a piece, as
+// in the C backend, converted once to the kernel's index type I.
+std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind);
+
+}  // namespace formac::codegen
