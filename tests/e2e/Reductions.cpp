@@ -130,6 +130,20 @@ h_mix = histogram(mix(img, bytes), 100, 0, 300);
 return s, m, n, h_all, h_shift, h_words, h_mix;
 )", {{13, 17}, {1, 1}, {0, 3}, {64, 64}, {70, 130}, {3, 2049}, {30, 4099}, {70, 4099}}));
 
+  // Points whose value does not depend on where they are (the C runs'
+  // unrolled loops then declare no index), and 8-bit bins that are the value
+  // plus a constant (binOf8Bit: 44 here).
+  out.push_back(make("reduce_unread_index", R"(stencil five(vector#2 float X) { return 5.0f; }
+stencil seven(vector#2 int8 X) { return cast<int8>(7); }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 bytes[M,N];
+s = sum(five(img));
+h_seven = histogram(seven(bytes), 256, 0, 256);
+h_shift = histogram(bytes, 300, -44, 256);
+return s, h_seven, h_shift;
+)", {{13, 17}, {1, 1}, {0, 3}, {70, 130}, {3, 2049}, {30, 4099}}));
+
   // Floating sums of more than 2048 chunks: the partials' rule has a level
   // of its own.
   for (const char* t : {"float", "double"})
