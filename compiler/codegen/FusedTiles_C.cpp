@@ -412,7 +412,10 @@ class Emitter {
     parameters.insert(parameters.end(), g_.names->param.begin(), g_.names->param.end());
     int start = 0;
     for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
-    if (g_.openmp) b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads))\n";
+    // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
+    if (g_.openmp)
+      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) if ("
+        << (rank() >= 2 ? "(" + M + ") * " : std::string()) << "(" << N << ") >= FORMAC_PARALLEL_POINTS))\n";
     if (rank() == 1)
       b << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
     else

@@ -359,9 +359,15 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
     t += emitPointBody(o, true, in) + ind + "}\n";
     return t;
   }
+  // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
+  std::string points;
+  for (size_t d = 0; d < rank; ++d)
+    points += (d ? " * " : "") + std::string("(hi") + std::to_string(d) + " - lo" + std::to_string(d) + " + 1)";
+  const std::string parallelFor =
+      "FORMAC_PRAGMA(omp parallel for schedule(static) if (" + points + " >= FORMAC_PARALLEL_POINTS))\n";
   std::string cur = in;
   for (size_t d = 0; d + 1 < rank; ++d) {
-    if (d == 0 && o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+    if (d == 0 && o.openmp) t += parallelFor;
     t += cur + "for (long long " + qName(d) + " = lo" + std::to_string(d) + "; " + qName(d) +
          " <= hi" + std::to_string(d) + "; ++" + qName(d) + ") {\n";
     cur += "  ";
@@ -369,20 +375,20 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
   size_t last = rank - 1;
   std::string ql = qName(last), L = std::to_string(last);
   if (!anyMode) {
-    if (rank == 1 && o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+    if (rank == 1 && o.openmp) t += parallelFor;
     t += cur + "for (long long " + ql + " = lo" + L + "; " + ql + " <= hi" + L + "; ++" + ql + ") {\n";
     t += emitPointBody(o, false, cur + "  ");
     t += cur + "}\n";
   } else if (rank == 1) {
     // One dimension: the border runs and the interior run, each its own loop.
     std::string run = "for (long long " + ql + " = ";
-    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+    if (o.openmp) t += parallelFor;
     t += cur + run + "lo0; " + ql + " <= formac_minll(hi0, fast_lo0 - 1); ++" + ql + ") {\n" +
          emitPointBody(o, true, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+    if (o.openmp) t += parallelFor;
     t += cur + run + "formac_maxll(lo0, fast_lo0); " + ql + " <= fast_hi0; ++" + ql + ") {\n" +
          emitPointBody(o, false, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += "FORMAC_PRAGMA(omp parallel for schedule(static))\n";
+    if (o.openmp) t += parallelFor;
     t += cur + run + "formac_maxll(formac_maxll(lo0, fast_lo0), fast_hi0 + 1); " + ql +
          " <= hi0; ++" + ql + ") {\n" + emitPointBody(o, true, cur + "  ") + cur + "}\n";
   } else {

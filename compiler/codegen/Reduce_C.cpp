@@ -372,7 +372,9 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
            " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
            indent(runs + carry, "    ") + "  }\n" + indent(end, "  ") + "}\n";
   };
-  std::string parallelFor = f.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static))\n" : "";
+  // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
+  const std::string worth = " if (formac_outs * formac_len >= FORMAC_PARALLEL_POINTS)";
+  std::string parallelFor = f.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static)" + worth + ")\n" : "";
   std::string forEach = f.openmp ? "FORMAC_PRAGMA(omp for schedule(static))\n" : "";
 
   std::string out = n.stage[static_cast<size_t>(s.id)];
@@ -394,7 +396,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
            "  (void)formac_partials;\n"
            "  if (!formac_hs) {\n    formac_nt = 1;\n    formac_hs = " + out + ";\n"
            "    memset(" + out + ", 0, " + k + " * sizeof(long long));\n  }\n" +
-           indent(a.init, "  ") + (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n" : "") +
+           indent(a.init, "  ") + (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt)" + worth + ")\n" : "") +
            "  {\n    long long* formac_h = formac_hs + (size_t)formac_thread_num() * " + k + ";\n" +
            indent(a.threadInit + forEach + chunkLoop("", a.add, a.chunkEnd) + a.threadEnd, "    ") + "  }\n"
            "  if (formac_hs != " + out + ") {\n"
@@ -436,7 +438,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
            "  long long* formac_heaps = formac_partials + 1 + formac_nt;\n"
            "  long long formac_i, formac_m;\n  int formac_t;\n"
            "  for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_sizes[formac_t] = 0;\n") +
-           (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt))\n" : "") +
+           (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt)" + worth + ")\n" : "") +
            "  {\n    long long* formac_h = formac_heaps + (size_t)formac_thread_num() * 2 * " + k + ";\n"
            "    long long* formac_n = formac_sizes + formac_thread_num();\n" +
            indent(forEach + chunkLoop("", push, ""), "    ") + "  }\n"

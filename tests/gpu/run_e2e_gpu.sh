@@ -32,7 +32,7 @@ emulate=$([ "$NVCC" = nvcc ] || echo 1)
 if [ $backend = cuda ] && [ -z "$emulate" ] && ! command -v nvcc >/dev/null; then echo "nvcc is not on PATH" >&2; exit 2; fi
 
 export backend NVCC emulate
-export CFLAGS="-std=c99 -O2 -fopenmp -Wall -Wextra -Werror"  # as the C suites build
+export CFLAGS="-std=c99 -O2 -fopenmp -DFORMAC_PARALLEL_POINTS=0 -Wall -Wextra -Werror"  # as the C suites build
 export NVFLAGS="-arch=sm_90 -O3 ${E2E_NVFLAGS:-}"  # E2E_NVFLAGS=-DFORMAC_INDEX_64: 64-bit indices
 jobs=$(nproc)
 start=$SECONDS
