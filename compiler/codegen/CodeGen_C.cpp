@@ -221,58 +221,6 @@ class CGen {
     return t + "  }\n";
   }
 
-  // Threads, cache size and alignment for the fused loops.
-  std::string cpuPrelude() const {
-    return "#ifdef _OPENMP\n#define FORMAC_PRAGMA(x) _Pragma(#x)\n"
-           "FORMAC_HELPER int formac_thread_num(void) { return omp_get_thread_num(); }\n"
-           "FORMAC_HELPER int formac_max_threads(void) { return omp_get_max_threads(); }\n"
-           "#else\n#define FORMAC_PRAGMA(x)\n"
-           "FORMAC_HELPER int formac_thread_num(void) { return 0; }\n"
-           "FORMAC_HELPER int formac_max_threads(void) { return 1; }\n#endif\n"
-           "/* Loops over fewer points than this run on the calling thread: waking the\n"
-           "   team costs more than they do (2-3 us on 2 cores, 40 us and more while the\n"
-           "   threads sleep). -DFORMAC_PARALLEL_POINTS=0 gives every loop its threads. */\n"
-           "#ifndef FORMAC_PARALLEL_POINTS\n#define FORMAC_PARALLEL_POINTS 65536\n#endif\n"
-           "/* A fused row function loops over a row: inlining it gains nothing and\n"
-           "   makes compile times several times longer. */\n"
-           "#if defined(__GNUC__)\n#define FORMAC_NOINLINE __attribute__((noinline))\n"
-           "#else\n#define FORMAC_NOINLINE\n#endif\n"
-           "/* Around a row function without integer arithmetic of the program's:\n"
-           "   gcc folds the index arithmetic better without wrapv. */\n"
-           "#if defined(__GNUC__) && !defined(__clang__)\n"
-           "#define FORMAC_NO_WRAPV_BEGIN _Pragma(\"GCC push_options\") _Pragma(\"GCC optimize(\\\"no-wrapv\\\")\")\n"
-           "#define FORMAC_NO_WRAPV_END _Pragma(\"GCC pop_options\")\n"
-           "#else\n#define FORMAC_NO_WRAPV_BEGIN\n#define FORMAC_NO_WRAPV_END\n#endif\n"
-           "/* x + 0 and 0 - x, as IEEE computes them (+0 for x = +-0): gcc 12 folds\n"
-           "   0.0f - (float)i to -(float)i, -0 for i = 0. */\n"
-           "FORMAC_HELPER float formac_zadd_f(float x) { return x == 0.0f ? 0.0f : x; }\n"
-           "FORMAC_HELPER float formac_zsub_f(float x) { return x == 0.0f ? 0.0f : -x; }\n"
-           "FORMAC_HELPER double formac_zadd_d(double x) { return x == 0.0 ? 0.0 : x; }\n"
-           "FORMAC_HELPER double formac_zsub_d(double x) { return x == 0.0 ? 0.0 : -x; }\n"
-           "FORMAC_HELPER size_t formac_align64(size_t n) { return (n + 63) / 64 * 64; }\n"
-           "/* Asks for the bytes [p, p + n) ahead of their first read. */\n"
-           "FORMAC_HELPER void formac_prefetch(const void* p, size_t n) {\n"
-           "#if defined(__GNUC__)\n"
-           "  const char* c = (const char*)p;\n  size_t k;\n"
-           "  for (k = 0; k < n; k += 64) __builtin_prefetch(c + k);\n"
-           "#else\n  (void)p;\n  (void)n;\n#endif\n}\n"
-           "/* Row i of an image of n rows, or the nearest one: where a fused row reads. */\n"
-           "FORMAC_HELPER long long formac_row(long long i, long long n) {\n"
-           "  return i >= n ? n - 1 : (i < 0 ? 0 : i);\n}\n"
-           "/* The L2 size of this machine (sysconf, else Linux sysfs; 512 KiB when\n"
-           "   neither says). */\n"
-           "FORMAC_HELPER size_t formac_l2_bytes(void) {\n"
-           "  size_t bytes = 0;\n  char unit = 0;\n  unsigned long v = 0;\n  FILE* f;\n"
-           "#ifdef _SC_LEVEL2_CACHE_SIZE\n"
-           "  long s = sysconf(_SC_LEVEL2_CACHE_SIZE);\n"
-           "  if (s >= 64 * 1024) return (size_t)s;\n"
-           "#endif\n"
-           "  f = fopen(\"/sys/devices/system/cpu/cpu0/cache/index2/size\", \"r\");\n"
-           "  if (f) {\n    if (fscanf(f, \"%lu%c\", &v, &unit) >= 1)\n"
-           "      bytes = (size_t)v * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);\n"
-           "    fclose(f);\n  }\n"
-           "  return bytes >= 64 * 1024 ? bytes : (size_t)512 * 1024;\n}\n\n";
-  }
 
   FusedGroupC fusedGroup(size_t i) const {
     FusedGroupC f;

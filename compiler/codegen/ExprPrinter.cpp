@@ -489,7 +489,7 @@ class CExprPrinter {
       // gcc 12 folds 0.0f - (float)i and -(float)i + 0.0f to -(float)i,
       // -0 for i == 0 where IEEE (and the evaluator) give +0, even at -O0:
       // an addition of +0, or +0 minus x, goes through a helper that
-      // keeps the zero's sign (CodeGen_C's cpuPrelude).
+      // keeps the zero's sign (Prelude.h's cpuPrelude).
       std::string suf = e.type.scalar == ScalarKind::Float ? "f(" : "d(";
       if (isPositiveZero(*e.args[0])) {
         out_ += (e.binOp == BinOp::Add ? "formac_zadd_" : "formac_zsub_") + suf;

@@ -21,6 +21,9 @@ std::string usedHelpers(const std::string& prelude, const std::string& qualifier
 // to __fdiv_rn in three roundings; and formac_div_odd_finite_f, the same for a
 // finite x in fewer instructions.
 std::string divisionByOddConstant();
+// The C file's threads (FORMAC_PRAGMA, the parallel-points threshold), its
+// row functions' attributes and the zero-signed additions.
+std::string cpuPrelude();
 // formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
 std::string integerPowers();
 // Struct definitions, each guarded so a header and a .c may both carry them;
