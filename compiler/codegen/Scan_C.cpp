@@ -149,7 +149,12 @@ class ScanPrinter {
     if (p.toOutput) return out_ + "[" + at + "] = " + converted(s_, sum) + ";\n";
     return "formac_acc[" + at + "] = " + sum + ";\n";
   }
-  std::string parallelFor() const { return f_.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static))\n" : ""; }
+  // Threads only for images worth waking them for (FORMAC_PARALLEL_POINTS).
+  std::string parallelFor() const {
+    return f_.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static) if (" + product(n_, 0, rank_) +
+                           " >= FORMAC_PARALLEL_POINTS))\n"
+                     : "";
+  }
   std::string stack() const { return "formac_scan_" + X_; }
 
   // Lines along the last dimension, each contiguous.
