@@ -35,7 +35,7 @@ case "${1:-}" in
       "$FORMAC" "$src" --print-cuda --no-fuse --kernel-name "${p}_u" --cuda-output "$B/${p}_u.cu" --header-file "$B/${p}_u.h"
       "$FORMAC" "$src" --print-c --kernel-name "${p}_c" --c-output "$B/${p}_c.c" --header-file "$B/${p}_c.h"
     done
-    if command -v nvcc >/dev/null; then
+    if [ "${LOCAL_NVCC:-1}" != 0 ] && command -v nvcc >/dev/null; then  # LOCAL_NVCC=0: the device builds it
       build
       rm -f "$B"/*.o "$B/bigimage"
       echo "== compiled and linked here (runs only on a GPU)"

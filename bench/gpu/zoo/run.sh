@@ -5,7 +5,8 @@
 #   bash bench/gpu/zoo/run.sh device    # on the GPU machine, .bench-gpu carried: build, check, time, table
 # prepare: FORMAC=path (default build/formac, built if missing), ZOO=dir (default bench/zoo),
 #   SIZE=S (default 8192: zoo.txt's S), ONLY=a,b (those programs), JOBS=n (parallel nvcc here, default 1:
-#   the nvcc times recorded here are then one compile at a time).
+#   the nvcc times recorded here are then one compile at a time), LOCAL_NVCC=0 (no nvcc here: the
+#   device compiles everything anyway, in about 40 s; here it takes most of an hour on 2 cores).
 # device: ONLY=a,b (those programs), RUN_OPTS (e.g. "--reps 50 --no-c") go to each program's driver; writes the logs and zoo_table.md
 #   to $OUT (else .bench-gpu/zoo/out).
 set -uo pipefail
@@ -91,7 +92,7 @@ case "${1:-}" in
     python3 "$here/prepare.py" "$FORMAC" "$ZOO" "$B/programs" --size "${SIZE:-8192}" "${only[@]}" || exit 1
     git -C "$repo" rev-parse --short HEAD > "$B/REPO_COMMIT" 2>/dev/null
     "$FORMAC" --version 2>/dev/null | head -1 > "$B/FORMAC_VERSION"
-    if command -v nvcc >/dev/null; then
+    if [ "${LOCAL_NVCC:-1}" != 0 ] && command -v nvcc >/dev/null; then
       echo "== compiling here: nvcc -arch=sm_90 -O3, ${JOBS:-1} at a time (runs only on a GPU)"
       export NVCC_TIMEOUT="${NVCC_TIMEOUT:-3600}"  # a shared machine: only the device's limit matters
       build_all here "${JOBS:-1}"
