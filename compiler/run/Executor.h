@@ -51,6 +51,9 @@ struct BackendOptions {
 struct CompileReport {
   bool cached = false;             // the compiled code came from the cache
   std::vector<std::string> notes;  // one line each: what happened, how long
+  // Per `do` loop (codegen::loopsOf's order): whether the compiled code
+  // settles its rounds (passes/LocalFixpoint.h), as lowering decided.
+  std::vector<bool> settles;
 };
 
 std::unique_ptr<Executor> makeEvalExecutor(std::shared_ptr<const ir::Pipeline> p);

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "codegen/CodeGen_C.h"
+#include "codegen/StageFacts.h"
 #include "run/CompileCache.h"
 #include "run/Executor.h"
 #include "run/JitPlugin.h"
@@ -203,6 +204,10 @@ std::unique_ptr<Executor> makeJitExecutor(std::shared_ptr<const ir::Pipeline> p,
   co.kernelName = o.kernelName;
   co.sourcePath = o.sourcePath;
   passes::LoweredPipeline lowered = passes::lower(*p, passes::Target::c(o.fuse, !omp.empty()));
+  for (const ir::Stage* s : codegen::loopsOf(*p)) {
+    auto lf = lowered.localFixpoints.find(s->id);
+    report.settles.push_back(lf != lowered.localFixpoints.end() && lf->second.ok);
+  }
   std::string source = codegen::printC(lowered, co).source + entryShim(*p, o.kernelName);
   std::string key = std::string("formac ") + FORMAC_VERSION + "\njit " + pluginIdentity(pluginPath) + "\n" +
                     hostIdentity() + "openmp " + (omp.empty() ? "no" : "yes") + "\n" + source;

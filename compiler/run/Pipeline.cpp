@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "codegen/StageFacts.h"
 #include "frontend/EntryName.h"
 #include "frontend/Frontend.h"
 #include "run/Executor.h"
@@ -126,6 +127,11 @@ const std::vector<std::string>& CompiledPipeline::warnings() const { return s_->
 double CompiledPipeline::compileSeconds() const { return s_->compileSeconds; }
 bool CompiledPipeline::cached() const { return s_->report.cached; }
 const std::vector<std::string>& CompiledPipeline::notes() const { return s_->report.notes; }
+std::vector<bool> CompiledPipeline::loopsSettle() const {
+  std::vector<bool> settles = s_->report.settles;
+  settles.resize(codegen::loopsOf(*s_->pipeline).size(), false);
+  return settles;
+}
 
 std::vector<ImageInfo> CompiledPipeline::inputImages() const {
   std::vector<ImageInfo> out;

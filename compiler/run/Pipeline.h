@@ -73,6 +73,10 @@ class CompiledPipeline {
   double compileSeconds() const;                     // source text to runnable code
   bool cached() const;                               // the compiled code came from the cache
   const std::vector<std::string>& notes() const;     // what compiling did (formac run --verbose)
+  // Per `do` loop, in the program's order: whether the compiled code settles
+  // it after round 1 (passes/LocalFixpoint.h; the JIT's C does, the others
+  // run the rounds one by one).
+  std::vector<bool> loopsSettle() const;
 
   // Checks the inputs and values against the program; returns the values of
   // its parameters and scalars (throws UserError, worded per `style`).

@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "codegen/StageFacts.h"
-#include "passes/LocalFixpoint.h"
 #include "run/ImageIO.h"
 #include "run/Pipeline.h"
 
@@ -194,10 +193,11 @@ int execute(const RunOptions& o) {
   if (o.verbose) {
     std::vector<long long> rounds = p.loopRounds();
     std::vector<const ir::Stage*> loops = codegen::loopsOf(p.pipeline());
+    std::vector<bool> settled = p.loopsSettle();
     for (size_t k = 0; k < rounds.size() && k < loops.size(); ++k) {
       // The C code settles a monotone propagation (passes/LocalFixpoint.h):
       // its count is round 1 and each exchange between bands after it.
-      bool settles = p.backend() == Backend::Jit && passes::analyseLocalFixpoint(p.pipeline(), *loops[k]).ok;
+      bool settles = settled[k];
       verbose("do loop over '" + loops[k]->loop->iterator + "' (line " + std::to_string(loops[k]->loop->loc.line) +
               "): " + std::to_string(rounds[k]) +
               (settles ? " passes over the image (round 1 and each exchange of its settling in bands of rows; "
