@@ -54,15 +54,15 @@ std::vector<long long> binsOf8Bit(const ir::Reduction& r) {
   return lut;
 }
 
-// The bin of formac_v (8-bit): `formac_v + c` when every value's bin is v +
-// c for one c (unit bins that count every value: 256 bins over [0, 256)),
-// else a look-up in the table formac_lut.
-std::string binOf8Bit(const ir::Reduction& r) {
+// Whether every 8-bit value's bin is v + *shift for one shift (unit bins
+// that count every value: 256 bins over [0, 256)); else the bin is looked
+// up in the table formac_lut.
+bool binsAreAShift(const ir::Reduction& r, long long* shift) {
   std::vector<long long> lut = binsOf8Bit(r);
-  const long long c = lut[0];
+  *shift = lut[0];
   for (int v = 0; v < 256; ++v)
-    if (lut[static_cast<size_t>(v)] != v + c || lut[static_cast<size_t>(v)] >= r.bins) return "formac_lut[formac_v]";
-  return c == 0 ? "formac_v" : "formac_v + " + str(c);
+    if (lut[static_cast<size_t>(v)] != v + *shift || lut[static_cast<size_t>(v)] >= r.bins) return false;
+  return true;
 }
 
 Accumulation accumulation(const ir::Stage& s) {
@@ -146,13 +146,15 @@ Accumulation accumulation(const ir::Stage& s) {
       if (elem == ScalarKind::Int8 && r.bins <= kSubHistogramBins) {
         // 8-bit values: each value's bin in a table (bins: not counted), or
         // the value itself plus a constant where that is the rule's bin for
-        // every value (binOf8Bit), and per thread 4 histograms of 32-bit
+        // every value (binsAreAShift), and per thread 4 histograms of 32-bit
         // counters, point j of each 4 in the j-th (k mod 4 where a run is
         // not a whole 4): equal values in a row are 4 independent chains of
         // increments, not one. They are added into the thread's int64
         // histogram every 2^20 chunks (no counter reaches 2^32) and at the end.
-        const std::string bin = binOf8Bit(r);
-        if (bin == "formac_lut[formac_v]")
+        long long shift = 0;
+        const bool shifted = binsAreAShift(r, &shift);
+        const std::string bin = !shifted ? "formac_lut[formac_v]" : shift ? "formac_v + " + str(shift) : "formac_v";
+        if (!shifted)
           a.init = "int formac_lut[256];\nint formac_i;\n"
                    "for (formac_i = 0; formac_i < 256; ++formac_i) {\n"
                    "  const double formac_x = (double)formac_i;\n  " + binOf("formac_x") +
