@@ -183,7 +183,7 @@ ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) 
 }
 
 // The scratch of a scan: the values between a sat's passes, the published
-// groups, the tile counter and the groups' flags.
+// groups (with their flags) and the tile counter.
 ScanCuda cudaScanRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {
   ReduceCuda r = cudaReduceRequest(c, sid, nullptr);  // the same inputs and naming
   ScanCuda k;
@@ -199,9 +199,8 @@ ScanCuda cudaScanRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) {
   HostExpr groups = scanGroupCountCuda(s);
   if (scanNeedsValues(s))
     k.values = scratch(*sc, {"formac_scan_values" + S, A, 8, scanPointsCuda(s), "its values between passes"});
-  k.groups = scratch(*sc, {"formac_scan_groups" + S, A, 8, groups, "the groups its tiles publish"});
-  k.flags = scratch(*sc, {"formac_scan_flags" + S, "unsigned long long", 8, hc(1) + groups,
-                          "its tile counter, the groups' flags"});
+  k.groups = scratch(*sc, {"formac_scan_groups" + S, A, 8, hc(2) * groups, "the groups its tiles publish, with their flags"});
+  k.counter = scratch(*sc, {"formac_scan_counter" + S, "unsigned long long", 8, hc(1), "its tile counter"});
   return k;
 }
 

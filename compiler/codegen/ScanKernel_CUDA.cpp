@@ -79,7 +79,7 @@ std::string kernelHeader(const ScanCuda& c, const Pass& p, const std::string& wh
   if (!p.first || !p.last) add(A + "* formac_values");  // read and written in place: not restrict
   if (p.last) add(cType(c.stage->type) + "* __restrict__ formac_out");
   add(A + "* __restrict__ formac_groups");
-  add("unsigned long long* __restrict__ formac_flags");
+  add("unsigned long long* __restrict__ formac_counter");
   for (const auto& prm : c.names->param) add("const I " + prm);
   std::string t = "/* " + c.stage->name + ", " + what + " */\n" + "template <typename I>\n__global__ void __launch_bounds__(" +
                   block + ") " + p.kernel + "(" + params + ") {\n";
@@ -127,7 +127,7 @@ std::string indicesFrom(int from, int to, const std::string& in) {
 std::string nextTile(const std::string& first) {
   return "  for (;;) {\n"
          "    /* The next tile, in order: every earlier tile is running or done. */\n"
-         "    if (" + first + ") formac_tile_at = (long long)atomicAdd(formac_flags, 1ULL);\n"
+         "    if (" + first + ") formac_tile_at = (long long)atomicAdd(formac_counter, 1ULL);\n"
          "    __syncthreads();\n"
          "    const long long formac_tile = formac_tile_at;\n"
          "    if (formac_tile >= formac_tiles) break;\n";

@@ -109,8 +109,8 @@ std::string rowKernel(const ScanCuda& c, const Pass& p) {
                [](const std::string& i) { return "formac_sum[" + i + "]"; }, "    ") +
        "    /* A line of several tiles: warp 0 publishes this tile's groups and finds the carry E at its first run. */\n"
        "    if (formac_tpl > 1 && formac_j < 32) {\n"
-       "      const A_ formac_e = formac_scan_lookback<32>(formac_groups, formac_flags + 1, formac_tile % formac_lines, formac_tpl,\n"
-       "                                                   formac_t, formac_sum[" + str(R - 1) + "], formac_j, true);\n"
+       "      const A_ formac_e = formac_scan_lookback<32>(formac_groups, formac_tile % formac_lines, formac_tpl, formac_t,\n"
+       "                                                    formac_sum[" + str(R - 1) + "], formac_j, true);\n"
        "      if (formac_j == 0) formac_carry = formac_e;\n"
        "    }\n"
        "    __syncthreads();\n"
@@ -184,7 +184,7 @@ std::string columnKernel(const ScanCuda& c, const Pass& p) {
       "    /* A column of several tiles: publish this tile's groups, then the carry E at its first run. */\n"
       "    if (formac_tpl > 1) {\n"
       "      const int formac_col = formac_f / 8, formac_lane = formac_f % 8;\n"
-      "      const A_ formac_e = formac_scan_lookback<8>(formac_groups, formac_flags + 1,\n"
+      "      const A_ formac_e = formac_scan_lookback<8>(formac_groups,\n"
       "          formac_o * formac_inner + formac_c0 + formac_col, formac_tpl, formac_t, formac_sum[" + str(Y - 1) +
       "][formac_col],\n"
       "          formac_lane, formac_c0 + formac_col < formac_inner);\n"

@@ -10,6 +10,14 @@ namespace {
 const std::string kRun = str(ir::kScanRun);
 const std::string kT = str(kSatThreads);
 const std::string kSide = str(kSatThreads * ir::kScanRun);  // points of a tile along each dimension
+// The look-backs give each of a tile's lines (rows, then columns) kLanes of its threads.
+constexpr int kLanes = kSatThreads * kSatThreads / (kSatThreads * ir::kScanRun);
+static_assert(kLanes >= 1, "a SAT tile needs a thread for each of its lines");
+const std::string kW = str(kLanes);
+// The look-back's line and lane of thread formac_f.
+const std::string kLine = kLanes == 1 ? "formac_f" : "formac_f / " + kW;
+const std::string kLane = kLanes == 1 ? "0" : "formac_f % " + kW;
+const std::string kLaneZero = kLanes == 1 ? "" : "if (formac_f % " + kW + " == 0) ";
 
 // for (i) over the thread's 8 rows (or columns), unrolled.
 std::string each(const std::string& var, const std::string& in) {
@@ -48,11 +56,16 @@ std::string satKernel(const ScanCuda& c, const Pass& p) {
                             "          formac_scan_load_run(" + direct + " + formac_at, formac_x[formac_i]);\n"
                             "        } else {\n" + scalarLoad("          ") + "        }\n";
   auto rsum = [](const std::string& i) { return "formac_rsum[formac_ty * " + kRun + " + formac_i][" + i + "]"; };
-  auto csum = [](const std::string& i) { return "formac_csum[" + i + "][formac_tx * " + kRun + " + formac_u]"; };
+  // Column c of the tile sits at slot (c % 8) * kT + c / 8 of formac_csum's rows and of
+  // formac_ccarry, so that a warp's threads (consecutive tx) read consecutive slots: no bank
+  // conflicts (by column, thread tx's column u would be 8 slots from its neighbour's).
+  const std::string slot = "formac_u * " + kT + " + formac_tx";
+  const std::string lineSlot = "(formac_line % " + kRun + ") * " + kT + " + formac_line / " + kRun;
+  auto csum = [&](const std::string& i) { return "formac_csum[" + i + "][" + slot + "]"; };
   std::string t =
       kernelHeader(c, p, "dimensions " + str(a) + " and " + str(b) + ": a summed-area table in one pass, tiles of " +
                              kSide + " x " + kSide + " points, an 8 x 8 block a thread",
-                   "256, 2") +
+                   str(kSatThreads * kSatThreads) + ", " + str(512 / (kSatThreads * kSatThreads))) +
       "  typedef " + A + " A_;\n"
       "  const long long formac_rows = (long long)" + n(a) + ", formac_cols = (long long)" + n(b) + ";\n"
       "  const long long formac_slices = " + product(0, a) + ";\n"
@@ -60,15 +73,16 @@ std::string satKernel(const ScanCuda& c, const Pass& p) {
       "  const long long formac_tr = formac_scan_line_tiles(formac_rows, " + kT + ");\n"
       "  const long long formac_tc = formac_scan_line_tiles(formac_cols, " + kT + ");\n"
       "  const long long formac_tiles = formac_slices * formac_tr * formac_tc;\n"
-      "  /* The rows' groups, then the columns'; flags[0] is the tile counter. */\n"
+      "  /* The rows' groups, then the columns' (words of two values: scanPreludeCuda). */\n"
       "  const long long formac_row_groups = formac_slices * formac_rows * formac_scan_line_groups(formac_tc);\n"
       "  const int formac_tx = (int)threadIdx.x, formac_ty = (int)threadIdx.y;\n"
-      "  const int formac_f = formac_ty * " + kT + " + formac_tx;  /* the look-backs: 2 lanes a line */\n";
+      "  const int formac_f = formac_ty * " + kT + " + formac_tx;  /* the look-backs: " +
+      (kLanes == 1 ? std::string("a thread") : kW + " lanes") + " a line */\n";
   if (!direct.empty())
     t += "  const bool formac_vin = formac_scan_vector_ok(" + direct + ", formac_cols, (int)sizeof(" + V + "));\n";
   t += "  const bool formac_vout = formac_scan_vector_ok(" + out + ", formac_cols, (int)sizeof(" + T + "));\n"
        "  __shared__ A_ formac_rsum[" + kSide + "][" + kT + "];  /* row-run totals, up-swept along each row */\n"
-       "  __shared__ A_ formac_csum[" + kT + "][" + kSide + "];  /* column-run totals, up-swept down each column */\n"
+       "  __shared__ A_ formac_csum[" + kT + "][" + kSide + "];  /* column-run totals, up-swept down each column (in slots) */\n"
        "  __shared__ A_ formac_rcarry[" + kSide + "], formac_ccarry[" + kSide + "];\n"
        "  __shared__ long long formac_tile_at;\n" +
        nextTile("formac_f == 0") +
@@ -97,12 +111,12 @@ std::string satKernel(const ScanCuda& c, const Pass& p) {
        upSweep(kT, "for (int formac_i = 0; formac_i < " + kRun + "; ++formac_i)", "formac_tx", rsum, "    ") +
        "    /* Rows of several tiles: publish this tile's groups along each row, find each row's carry. */\n"
        "    if (formac_tc > 1) {\n"
-       "      const int formac_line = formac_f / 2;\n"
-       "      const A_ formac_e = formac_scan_lookback<2>(formac_groups, formac_flags + 1,\n"
+       "      const int formac_line = " + kLine + ";\n"
+       "      const A_ formac_e = formac_scan_lookback<" + kW + ">(formac_groups,\n"
        "          formac_slice * formac_rows + formac_trow * " + kSide + " + formac_line, formac_tc, formac_tcol,\n"
-       "          formac_rsum[formac_line][" + str(kSatThreads - 1) + "], formac_f % 2, formac_trow * " + kSide +
+       "          formac_rsum[formac_line][" + str(kSatThreads - 1) + "], " + kLane + ", formac_trow * " + kSide +
        " + formac_line < formac_rows);\n"
-       "      if (formac_f % 2 == 0) formac_rcarry[formac_line] = formac_e;\n"
+       "      " + kLaneZero + "formac_rcarry[formac_line] = formac_e;\n"
        "    }\n"
        "    __syncthreads();\n"
        "    /* E along each of the thread's rows at its run: the carry, then the tile's groups of the bits of tx. */\n"
@@ -116,23 +130,23 @@ std::string satKernel(const ScanCuda& c, const Pass& p) {
        "    A_ formac_cacc[" + kRun + "];\n" +
        each("formac_u", "    ") + "      formac_cacc[formac_u] = (A_)0;\n" +
        columnSums(c, p, "", "", "", "    ") +
-       each("formac_u", "    ") + "      formac_csum[formac_ty][formac_tx * " + kRun + " + formac_u] = formac_cacc[formac_u];\n" +
+       each("formac_u", "    ") + "      formac_csum[formac_ty][" + slot + "] = formac_cacc[formac_u];\n" +
        upSweep(kT, "for (int formac_u = 0; formac_u < " + kRun + "; ++formac_u)", "formac_ty", csum, "    ") +
        "    /* Columns of several tiles: publish this tile's groups down each column, find each column's carry. */\n"
        "    if (formac_tr > 1) {\n"
-       "      const int formac_line = formac_f / 2;\n"
-       "      const A_ formac_e = formac_scan_lookback<2>(formac_groups + formac_row_groups, formac_flags + 1 + formac_row_groups,\n"
+       "      const int formac_line = " + kLine + ";\n"
+       "      const A_ formac_e = formac_scan_lookback<" + kW + ">(formac_groups + 2 * formac_row_groups,\n"
        "          formac_slice * formac_cols + formac_tcol * " + kSide + " + formac_line, formac_tr, formac_trow,\n"
-       "          formac_csum[" + str(kSatThreads - 1) + "][formac_line], formac_f % 2, formac_tcol * " + kSide +
+       "          formac_csum[" + str(kSatThreads - 1) + "][" + lineSlot + "], " + kLane + ", formac_tcol * " + kSide +
        " + formac_line < formac_cols);\n"
-       "      if (formac_f % 2 == 0) formac_ccarry[formac_line] = formac_e;\n"
+       "      " + kLaneZero + "formac_ccarry[" + lineSlot + "] = formac_e;\n"
        "    }\n"
        "    __syncthreads();\n"
        "    /* E down each of the thread's columns at its run: the carry, then the tile's groups of the bits of ty. */\n"
        "    A_ formac_ecol[" + kRun + "];\n" +
        each("formac_u", "    ") +
        "    {\n"
-       "      formac_ecol[formac_u] = formac_tr > 1 ? formac_ccarry[formac_tx * " + kRun + " + formac_u] : (A_)0;\n" +
+       "      formac_ecol[formac_u] = formac_tr > 1 ? formac_ccarry[" + slot + "] : (A_)0;\n" +
        addGroupsOfBits("formac_ecol[formac_u]", "formac_ty", kT, "0", csum, "      ") +
        "      formac_cacc[formac_u] = (A_)0;\n"
        "    }\n"

@@ -21,7 +21,7 @@ HostExpr hostProduct(const ir::Stage& s, int from, int to) {
 HostExpr lineTiles(HostExpr len, int tileRuns) { return hop(HostExpr::ScanLineTiles, {std::move(len), hc(tileRuns)}); }
 HostExpr lineGroups(HostExpr tiles) { return hop(HostExpr::ScanLineGroups, {std::move(tiles)}); }
 
-// Host: the groups pass `p` publishes (the flags: one more, the tile counter).
+// Host: the groups pass `p` publishes (words of a value and its flag).
 HostExpr hostGroups(const ScanCuda& c, const Pass& p) {
   const ir::Stage& s = *c.stage;
   int rank = rankOf(s), d = p.dim;
@@ -58,7 +58,7 @@ HostExpr hostTiles(const ScanCuda& c, const Pass& p) {
   return hc(0);
 }
 
-// Host: pass `p`: its tiles, its flags reset, its kernel (persistent blocks
+// Host: pass `p`: its tiles, its counter and groups reset, its kernel (persistent blocks
 // taking tiles from the counter).
 HostStep passSchedule(const ScanCuda& c, const Pass& p, LaunchSchedule& s) {
   const ir::Stage& st = *c.stage;
@@ -70,7 +70,7 @@ HostStep passSchedule(const ScanCuda& c, const Pass& p, LaunchSchedule& s) {
   if (!p.first || !p.last) args.push_back(scratch(c.values));
   if (p.last) args.push_back({HostArg::Stage, st.id, {}, ""});
   args.push_back(scratch(c.groups));
-  args.push_back(scratch(c.flags));
+  args.push_back(scratch(c.counter));
   for (size_t i = 0; i < c.names->param.size(); ++i) args.push_back({HostArg::Param, static_cast<int>(i), {}, ""});
   HostKernel k;
   k.name = p.kernel;
@@ -78,9 +78,9 @@ HostStep passSchedule(const ScanCuda& c, const Pass& p, LaunchSchedule& s) {
   HostStep launch = hlaunch(s.kernel(k), hmin(hval(tiles), hc(65535)), args,
                             p.kind == Pass::Sat ? scan_cuda::kSatThreads : two ? scan_cuda::kColumns : kCudaThreads);
   if (two) launch.block[1] = hc(p.kind == Pass::Sat ? scan_cuda::kSatThreads : scan_cuda::kColumnThreadRows);
-  // The tile counter and the groups' flags start at 0.
-  HostStep reset = hmemset(scratch(c.flags), hc(8) * (hc(1) + hval(groups)));
-  t.push_back(hif(hop(HostExpr::Less, {hc(0), hval(tiles)}), {reset, launch}));
+  // The tile counter and the groups' words (their flags) start at 0.
+  HostStep counter = hmemset(scratch(c.counter), hc(8)), words = hmemset(scratch(c.groups), hc(16) * hval(groups));
+  t.push_back(hif(hop(HostExpr::Less, {hc(0), hval(tiles)}), {counter, words, launch}));
   std::string what = p.kind == Pass::Sat ? "dimensions " + scan_cuda::str(p.dim) + " and " + scan_cuda::str(p.dim + 1)
                                          : "dimension " + scan_cuda::str(p.dim);
   return hblock(what + (p.first ? ", from the input" : ", in place") + (p.last ? ", into the stage" : ""), std::move(t));

@@ -11,8 +11,8 @@
 // up-sweeps its run totals in shared memory (G of every aligned group
 // inside it). When a line spans several tiles, tile t publishes the groups
 // that end at it (its own total, then the groups of 2, 4, ... tiles whose
-// last tile it is: the published left half plus its right half) with a flag
-// per group (value, __threadfence, flag; flags reset per run by
+// last tile it is: the published left half plus its right half), each as a
+// 16-byte word {value, flag} written in one access (words reset per run by
 // cudaMemsetAsync), and its carry E[first run] is the published groups of
 // the bits of t, largest first, added left to right from +0.0: exactly
 // E[r] = E[r - b] + G(r - b, b). Lanes of a warp wait for several groups at
@@ -63,9 +63,9 @@ struct ScanCuda {
   std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
   std::vector<HostArg> inputs;  // the host's arguments for them
   // Its scratch in the schedule: every point in the accumulation type
-  // (scanNeedsValues), the published groups (scanGroupCountCuda elements),
-  // the tile counter and a flag per group (1 + scanGroupCountCuda).
-  int values = -1, groups = -1, flags = -1;
+  // (scanNeedsValues), the published groups (scanGroupCountCuda words of
+  // two elements: value and flag) and the tile counter (one element).
+  int values = -1, groups = -1, counter = -1;
 };
 
 // The accumulation type's C spelling: "double" or "unsigned long long".

@@ -48,7 +48,9 @@ std::vector<ProgramCase> scanTileCases() {
     out.push_back(make(std::string("scantile_r2_") + t, everyDim(t, 2, true), small2));
   // Several tiles along and across lines: floating (the look-back's order
   // shows in the bits) and 8-bit.
-  const std::vector<std::vector<long long>> large2 = {{1, 70001}, {70001, 1}, {3001, 5}, {257, 263}, {3, 4099}};
+  // 520 x 1100: 5 x 9 SAT tiles, groups of up to 4 and 8 tiles.
+  const std::vector<std::vector<long long>> large2 = {{1, 70001}, {70001, 1}, {3001, 5}, {257, 263}, {3, 4099},
+                                                      {520, 1100}};
   out.push_back(make("scantile_tiles_float", R"(parameter A, B;
 vector#2 float img[A,B];
 t = sat(img);
