@@ -292,12 +292,15 @@ std::string condition(const Expr& e, const ExprContext& ctx) {
   return isTruthValue(e) ? t : "(" + t + " != 0)";
 }
 
-// Whether `e` is a conversion of an int8, int16 or uint16 value (C promotes them).
+// Whether `e` is a conversion of, or through, an int8, int16 or uint16 value
+// (C promotes them, and gcc knows the range): `cast<int16>(x)` compared too.
 bool isNarrowInteger(const Expr& e) {
-  const Expr* x = &e;
-  while (x->kind == Expr::Cast && !x->args.empty()) x = x->args[0].get();
-  return x != &e && !x->type.isStruct() && promote(x->type.scalar) == ScalarKind::Int &&
-         x->type.scalar != ScalarKind::Int;
+  for (const Expr* x = &e; x->kind == Expr::Cast && !x->args.empty();) {
+    x = x->args[0].get();
+    if (!x->type.isStruct() && promote(x->type.scalar) == ScalarKind::Int && x->type.scalar != ScalarKind::Int)
+      return true;
+  }
+  return false;
 }
 
 // The identity of `e`'s integer type, which hides from gcc and clang what they

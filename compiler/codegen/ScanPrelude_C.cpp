@@ -29,7 +29,9 @@ std::string satRowHelper(const std::string& q, const std::string& U, const std::
          "    memcpy(&v, x + j, " + bytes + ");\n    memcpy(&a, prev + j, " + bytes + ");\n" + step +
          "    v += c;\n    c = v[" + std::to_string(lanes - 1) + "];\n    a += v;\n"
          "    memcpy(out + j, &a, " + bytes + ");\n  }\n"
-         "  for (; j < n; ++j) out[j] = prev[j] + (c += x[j]);\n}\n";
+         "  /* The last values one at a time, counted from 0 (`for (; j < n; ++j)` here makes gcc 12\n"
+         "     warn, wrongly, of an overflow at iteration 2^61 when n is a constant). */\n"
+         "  for (long long k = 0; k < n - j; ++k) out[j + k] = prev[j + k] + (c += x[j + k]);\n}\n";
 }
 
 // The 8 x 8 block v[0..7] (v[k]: row k) transposed in place by three

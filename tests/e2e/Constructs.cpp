@@ -450,6 +450,18 @@ vector#1 int t[M];
 vector#1 int64 u[N];
 return f(x:wrap, w:wrap, t, u);
 )"));
+  // Comparisons with a constant outside a narrowing cast's range (always true
+  // or false: gcc's -Wtype-limits saw through `(int)(short)x`; progfuzz seed
+  // s26520208).
+  out.push_back(make("compare_narrow_cast", R"(stencil f(vector#2 double X, vector#2 float Y) {
+  return (65536 > cast<int16>(X)) + 2 * (cast<int8>(Y) <= -129) + 4 * (cast<float>(cast<uint16>(X)) >= -1)
+       + 8 * (cast<int>(cast<int8>(X)) != 300);
+}
+parameter M, N;
+vector#2 double x[M,N];
+vector#2 float y[M,N];
+return f(x, y);
+)"));
   out.push_back(make("wide_struct", R"(struct deep { uint16 u; int64 w; int8 c; }
 stencil mk(vector#2 uint16 U, vector#2 int64 W) { return struct deep(U@[0,1] * 2, W * U, U / 257); }
 stencil use(vector#2 deep D, int64 k) { return cast<uint16>(D.u + D@[1,0].w % 1000 + D.c + k); }

@@ -87,6 +87,16 @@ byte = scan(b, 0, int8);
 return wide, narrow, short, byte;
 )", {{300, 300}, {1, 70001}, {5, 7}}));
 
+  // A sat of fixed extents whose rows are a whole number of vectors: gcc 12
+  // warned (-Waggressive-loop-optimizations) in the row helper's tail loop
+  // (progfuzz seed s26520167).
+  out.push_back(make("scan_sat_fixed_rows", R"(vector#2 uint16 img[5,64];
+vector#2 float f[3,48];
+s = sat(img);
+t = sat(f, float);
+return s, t;
+)", {{}}));
+
   // Box filters from a summed-area table: four corner reads with the window
   // clipped to the image (clamped high corners; low corners outside count 0
   // through a constant(0) read of an all-ones stage), the sum divided by the
