@@ -451,16 +451,19 @@ vector#1 int64 u[N];
 return f(x:wrap, w:wrap, t, u);
 )"));
   // Comparisons with a constant outside a narrowing cast's range (always true
-  // or false: gcc's -Wtype-limits saw through `(int)(short)x`; progfuzz seed
-  // s26520208).
+  // or false: gcc's -Wtype-limits saw through `(int)(short)x`, and through
+  // abs of an int8, a uint8, compared with a folded scalar; progfuzz seeds
+  // s26520208, s26540100).
   out.push_back(make("compare_narrow_cast", R"(stencil f(vector#2 double X, vector#2 float Y) {
   return (65536 > cast<int16>(X)) + 2 * (cast<int8>(Y) <= -129) + 4 * (cast<float>(cast<uint16>(X)) >= -1)
        + 8 * (cast<int>(cast<int8>(X)) != 300);
 }
+stencil g(vector#2 int8 Z, int n) { return n <= abs(Z); }
 parameter M, N;
 vector#2 double x[M,N];
 vector#2 float y[M,N];
-return f(x, y);
+vector#2 int8 z[M,N];
+return f(x, y), g(z, -2);
 )"));
   out.push_back(make("wide_struct", R"(struct deep { uint16 u; int64 w; int8 c; }
 stencil mk(vector#2 uint16 U, vector#2 int64 W) { return struct deep(U@[0,1] * 2, W * U, U / 257); }

@@ -305,7 +305,9 @@ class Gen:
             choices.append('scalar')
         if ctx['locals']:
             choices += ['local', 'local']
-        if any(p['kind'] == 'img' and p['indexonly'] for p in ctx['params']):
+        # Index reads nest at most 4 deep: each index is an expression whose leaves
+        # may index again, and 4 indices a read made the nesting endless at times.
+        if any(p['kind'] == 'img' and p['indexonly'] for p in ctx['params']) and ctx.get('index_depth', 0) < 4:
             choices.append('index')
         c = self.pick(choices)
         if c == 'read':
@@ -339,7 +341,9 @@ class Gen:
                 idx.append(str(self.r.randint(-2, 12)))
                 continue
             # (only text that is kept may read: ctx['read'] records reads)
+            ctx['index_depth'] = ctx.get('index_depth', 0) + 1
             e = self.expr(ctx, 1)
+            ctx['index_depth'] -= 1
             if floating(e[1]):
                 e = ('cast<int>(%s)' % e[0], 'int', 'int')
             if k < 0.5:
