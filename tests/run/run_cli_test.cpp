@@ -649,10 +649,12 @@ TEST_F(RunReductions, CudaRunsReductionsAndScansFromTheSchedule) {
   // (16 blocks of 256: every warp one chunk on 132 SMs); the last block
   // combines the partials and writes the value in the same launch.
   // sat: one pass over both dimensions, 128 x 128 tiles (16 of them, 16 x 16
-  // threads of 8 x 8 points each), after the reset of the tile counter and
-  // the row and column carries' flags (57352 bytes).
-  std::vector<std::string> expected = {"memset 4\n", "_chunks", " grid 16 1 1 block 256 1 1 shared 0\n",
-                                       "memset 57352\n", "_sat01", " grid 16 1 1 block 16 16 1 shared 0\n"};
+  // threads of 8 x 8 points each), after the resets of the tile counter (8
+  // bytes) and of the row and column groups' words (7 groups a line of 4
+  // tiles, 512 rows and 512 columns, 16 bytes each: 114688 bytes).
+  std::vector<std::string> expected = {"memset 4\n",      "_chunks", " grid 16 1 1 block 256 1 1 shared 0\n",
+                                       "memset 8\n",      "memset 114688\n", "_sat01",
+                                       " grid 16 1 1 block 16 16 1 shared 0\n"};
   size_t at = 0;
   for (const auto& e : expected) {
     size_t next = launches.find(e, at);
