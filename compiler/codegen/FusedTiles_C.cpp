@@ -11,6 +11,7 @@
 #include "codegen/FusedSlides_C.h"
 #include "codegen/InlineMembers.h"
 #include "codegen/LoopNest.h"
+#include "codegen/Prelude.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 
@@ -414,8 +415,8 @@ class Emitter {
     for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
     // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
     if (g_.openmp)
-      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) if ("
-        << (rank() >= 2 ? "(" + M + ") * " : std::string()) << "(" << N << ") >= FORMAC_PARALLEL_POINTS))\n";
+      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) "
+        << parallelIf((rank() >= 2 ? "(" + M + ") * " : std::string()) + "(" + N + ")") << ")\n";
     if (rank() == 1)
       b << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
     else

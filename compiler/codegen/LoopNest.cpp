@@ -8,6 +8,7 @@
 
 #include "codegen/CommonSubexpressions.h"
 #include "codegen/ExprPrinter.h"
+#include "codegen/Prelude.h"
 #include "ir/Edges.h"
 
 namespace formac::codegen {
@@ -364,7 +365,7 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
   for (size_t d = 0; d < rank; ++d)
     points += (d ? " * " : "") + std::string("(hi") + std::to_string(d) + " - lo" + std::to_string(d) + " + 1)";
   const std::string parallelFor =
-      "FORMAC_PRAGMA(omp parallel for schedule(static) if (" + points + " >= FORMAC_PARALLEL_POINTS))\n";
+      "FORMAC_PRAGMA(omp parallel for schedule(static) " + parallelIf(points) + ")\n";
   std::string cur = in;
   for (size_t d = 0; d + 1 < rank; ++d) {
     if (d == 0 && o.openmp) t += parallelFor;

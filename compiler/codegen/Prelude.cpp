@@ -268,6 +268,8 @@ std::string structDefinitions(const ir::Pipeline& p, bool cuda) {
   return s;
 }
 
+std::string parallelIf(const std::string& points) { return "if (" + points + " >= FORMAC_PARALLEL_POINTS)"; }
+
 std::string cpuPrelude() {
   return "#ifdef _OPENMP\n#define FORMAC_PRAGMA(x) _Pragma(#x)\n"
          "FORMAC_HELPER int formac_thread_num(void) { return omp_get_thread_num(); }\n"

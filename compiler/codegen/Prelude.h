@@ -24,6 +24,10 @@ std::string divisionByOddConstant();
 // The C file's threads (FORMAC_PRAGMA, the parallel-points threshold), its
 // row functions' attributes and the zero-signed additions.
 std::string cpuPrelude();
+// The OpenMP clause that keeps a loop of `points` points (a C expression) on
+// the calling thread below FORMAC_PARALLEL_POINTS (cpuPrelude defines it):
+// "if (points >= FORMAC_PARALLEL_POINTS)".
+std::string parallelIf(const std::string& points);
 // formac_pow_d / formac_pow_f, CUDA's x ^ y (integer powers exact, as the evaluator's).
 std::string integerPowers();
 // Struct definitions, each guarded so a header and a .c may both carry them;

@@ -4,6 +4,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
+#include "codegen/Prelude.h"
 #include "codegen/Reduce_C.h"
 
 namespace formac::codegen {
@@ -151,8 +152,7 @@ class ScanPrinter {
   }
   // Threads only for images worth waking them for (FORMAC_PARALLEL_POINTS).
   std::string parallelFor() const {
-    return f_.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static) if (" + product(n_, 0, rank_) +
-                           " >= FORMAC_PARALLEL_POINTS))\n"
+    return f_.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static) " + parallelIf(product(n_, 0, rank_)) + ")\n"
                      : "";
   }
   std::string stack() const { return "formac_scan_" + X_; }
