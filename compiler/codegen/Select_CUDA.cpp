@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/FusedKernel_CUDA.h"
 #include "codegen/ReduceFlat_CUDA.h"
 #include "codegen/Reduce_C.h"
 
@@ -21,28 +22,69 @@ const std::string kIn = "    ";  // a chunk's statements
 ScalarKind elementOf(const ir::Stage& s) { return s.reduction.input.body.result->type.scalar; }
 std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
 
-// The chunks of the domain, a warp per chunk (grid-stride), the 32 lanes
-// going through a chunk together so that they can ballot: lane j visits the
-// points k = j mod 32, formac_in says whether its k is in the chunk and
-// formac_x is then the value at k (else 0). `chunk` starts a chunk (it may
-// `continue` to the next), `point` runs at every step, `end` ends a chunk.
-std::string eachPoint(const ReduceCuda& r, const std::string& chunk, const std::string& point,
-                      const std::string& end = "") {
-  std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk);
+// Steps of 32 points whose values a lane computes before it takes any of
+// them (their loads in flight together).
+constexpr int kPointBatch = 8;
+
+// How a kernel goes through a chunk's points (chunkSteps, eachPoint).
+struct Walk {
+  std::string chunk;  // starts a chunk (in eachPoint, it may `continue` to the next)
+  std::string point;  // runs at every step
+  std::string end;    // ends a chunk
+  std::string done;   // (warp-uniform) once it holds, the chunk's steps stop
+};
+
+// Chunk formac_c's points, its warp's 32 lanes going through it together so
+// that they can ballot: lane formac_j visits the points k = j mod 32,
+// formac_in says whether its k is in the chunk and formac_x is then the
+// value at k (else 0). A lane computes kPointBatch steps' values, then runs
+// `point` for each in order. At indentation kIn.
+std::string chunkSteps(const ReduceCuda& r, const Walk& w) {
+  std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk), B = str(kPointBatch);
+  std::string stop = w.done.empty() ? "" : " || (" + w.done + ")";
+  std::string in2 = kIn + "    ";
+  // A point-wise body reads its producers at the point's index, not at lattice indices.
+  bool flat = flatReads(r).per > 0;
+  std::string value = flat ? in2 + "  const long long formac_kv = formac_k + 32 * formac_u;\n" + in2 + "  {\n" + in2 +
+                                 "    const long long formac_k = formac_kv;\n" + reduce_flat::value(r, false, in2 + "    ") +
+                                 in2 + "    formac_xs[formac_u] = formac_v;\n" + in2 + "  }\n"
+                           : rc::kernelPointValue(r, in2 + "  ") + in2 + "  formac_xs[formac_u] = formac_v;\n";
+  return kIn + "const long long formac_end = formac_len - formac_c * " + chunkSize + " < " + chunkSize +
+         " ? formac_len : formac_c * " + chunkSize + " + " + chunkSize + ";\n" +
+         kIn + "long long formac_k = formac_c * " + chunkSize + " + formac_j;\n" + indent(w.chunk, kIn) +
+         (flat ? "" : rc::kernelPointIndices(r, kIn)) +
+         kIn + "for (long long formac_base = formac_c * " + chunkSize + "; formac_base < formac_end" +
+         (w.done.empty() ? "" : " && !(" + w.done + ")") + "; formac_base += 32 * " + B + ") {\n" +
+         kIn + "  " + T + " formac_xs[" + B + "];\n" +
+         kIn + "#pragma unroll\n" +
+         kIn + "  for (int formac_u = 0; formac_u < " + B + "; ++formac_u) {\n" +
+         kIn + "    formac_xs[formac_u] = 0;\n" +
+         kIn + "    if (formac_k + 32 * formac_u < formac_end) {\n" + value + in2 + "}\n" +
+         (flat ? "" : indent(rc::kernelAdvance(r, kIn), "  ")) +
+         kIn + "  }\n" +
+         kIn + "#pragma unroll\n" +
+         kIn + "  for (int formac_u = 0; formac_u < " + B + "; ++formac_u) {\n" +
+         kIn + "    if (formac_base + 32 * formac_u >= formac_end" + stop + ") break;\n" +
+         kIn + "    const bool formac_in = formac_k < formac_end;\n" +
+         kIn + "    const " + T + " formac_x = formac_xs[formac_u];\n" + indent(w.point, in2) +
+         kIn + "    formac_k += 32;\n" + kIn + "  }\n" + kIn + "}\n" + indent(w.end, kIn);
+}
+
+// The chunks of the domain, a warp per chunk, grid-stride (chunkSteps).
+std::string eachPoint(const ReduceCuda& r, const Walk& w) {
   return "  const int formac_j = (int)(threadIdx.x % 32);  /* the lane */\n"
          "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / 32);\n"
          "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; formac_c < formac_chunks;\n"
-         "       formac_c += formac_warps) {\n" +
-         kIn + "const long long formac_end = formac_len - formac_c * " + chunkSize + " < " + chunkSize +
-         " ? formac_len : formac_c * " + chunkSize + " + " + chunkSize + ";\n" +
-         kIn + "long long formac_k = formac_c * " + chunkSize + " + formac_j;\n" + indent(chunk, kIn) +
-         rc::kernelPointIndices(r, kIn) +
-         kIn + "for (long long formac_base = formac_c * " + chunkSize + "; formac_base < formac_end; formac_base += 32) {\n" +
-         kIn + "  const bool formac_in = formac_k < formac_end;\n" +
-         kIn + "  " + T + " formac_x = 0;\n" +
-         kIn + "  if (formac_in) {\n" + rc::kernelPointValue(r, kIn + "    ") + kIn + "    formac_x = formac_v;\n" +
-         kIn + "  }\n" + indent(point, kIn + "  ") +
-         kIn + "  formac_k += 32;\n" + rc::kernelAdvance(r, kIn) + kIn + "}\n" + indent(end, kIn) + "  }\n";
+         "       formac_c += formac_warps) {\n" + chunkSteps(r, w) + "  }\n";
+}
+std::string eachPoint(const ReduceCuda& r, const std::string& chunk, const std::string& point,
+                      const std::string& end = "", const std::string& done = "") {
+  Walk w;
+  w.chunk = chunk;
+  w.point = point;
+  w.end = end;
+  w.done = done;
+  return eachPoint(r, w);
 }
 
 // A plain kernel's loop over i in [0, n).
@@ -253,31 +295,117 @@ HostStep histogramSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 
 // ------------------------------------------------------------ where
 
+// The where state in the scratch (unsigned long long): [0] the tiles'
+// counter, [1] the points selected, then per tile t (kCudaThreads / 32
+// chunks) a 16-byte word at [2 + 2t] {value, flag}: flag 1, value its
+// points selected; flag 2, value those and every earlier tile's (0: not
+// published yet).
+constexpr int kWhereWords = 2;
+
 std::string whereKernels(const ReduceCuda& r) {
-  std::string k = K(*r.stage);
-  std::string t = "/* " + r.stage->name + ": the points that are not 0, counted per chunk. */\n" +
-                  rc::kernelHeader(r, "_count", "long long* __restrict__ formac_counts") + rc::kernelDomain(r) +
-                  eachPoint(r, "long long formac_n = 0;\n",
-                            "formac_n += __popc(__ballot_sync(0xffffffffu, formac_in && formac_x != 0));\n",
-                            "if (formac_j == 0) formac_counts[formac_c] = formac_n;\n") +
-                  "}\n\n" + scanKernel(r);
-  t += "/* " + r.stage->name + ": each chunk that starts below " + k +
-       " writes its points' indices from its offset on, in order. */\n" +
-       rc::kernelHeader(r, "_write", "const long long* __restrict__ formac_offsets, long long* __restrict__ formac_out") +
+  static_assert(ir::kSumChunk == 32 * 64, "a lane marks its chunk's points in the 64 bits of formac_bits");
+  std::string chunkSize = str(ir::kSumChunk);
+  std::string k = K(*r.stage), lookback = r.name + "_lookback", publish = r.name + "_publish";
+  std::string t =
+      "/* " + r.stage->name + ": tile c's word {value, flag}, written and read in one 16-byte access (a flag is\n"
+      "   never seen without its value; the scans' groups rely on the same). */\n"
+      "static __device__ __forceinline__ void " + publish + "(unsigned long long* formac_w, const long long formac_c,\n"
+      "    const unsigned long long formac_v, const unsigned long long formac_f) {\n"
+      "#if defined(__CUDA_ARCH__)\n"
+      "  asm volatile(\"st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};\" :: \"l\"(formac_w + 2 * formac_c), \"l\"(formac_v),\n"
+      "               \"l\"(formac_f) : \"memory\");\n"
+      "#else\n"
+      "  volatile unsigned long long* formac_p = formac_w + 2 * formac_c;\n"
+      "  formac_p[0] = formac_v;\n"
+      "  formac_p[1] = formac_f;\n"
+      "#endif\n"
+      "}\n"
+      "/* " + r.stage->name + ": publishes tile c's count n (flag 1), returns the points selected before it (the\n"
+      "   words of the tiles before c read 32 at a time, back to one with flag 2) and publishes those and n\n"
+      "   (flag 2). Every lane of a warp calls it; the tiles before c were taken before it, so they run. */\n"
+      "static __device__ long long " + lookback + "(unsigned long long* formac_w, const long long formac_c,\n"
+      "    const long long formac_n, const int formac_j) {\n"
+      "  if (formac_j == 0) " + publish + "(formac_w, formac_c, (unsigned long long)formac_n, formac_c == 0 ? 2ULL : 1ULL);\n"
+      "  long long formac_before = 0;\n"
+      "  for (long long formac_e = formac_c - 1; formac_e >= 0; formac_e -= 32) {\n"
+      "    const long long formac_i = formac_e - formac_j;  /* this lane's chunk */\n"
+      "    unsigned long long formac_v = 0, formac_f = 2;\n"
+      "    if (formac_i >= 0) {\n"
+      "      do {\n"
+      "#if defined(__CUDA_ARCH__)\n"
+      "        asm volatile(\"ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];\" : \"=l\"(formac_v), \"=l\"(formac_f)\n"
+      "                     : \"l\"(formac_w + 2 * formac_i) : \"memory\");\n"
+      "#else\n"
+      "        formac_v = ((volatile unsigned long long*)(formac_w + 2 * formac_i))[0];\n"
+      "        formac_f = ((volatile unsigned long long*)(formac_w + 2 * formac_i))[1];\n"
+      "#endif\n"
+      "      } while (formac_f == 0);\n"
+      "    }\n"
+      "    const unsigned formac_done = __ballot_sync(0xffffffffu, formac_f == 2);\n"
+      "    const int formac_last = formac_done ? __ffs(formac_done) - 1 : 31;  /* the nearest with flag 2 */\n"
+      "    long long formac_x = formac_j <= formac_last ? (long long)formac_v : 0;\n"
+      "    for (int formac_s = 16; formac_s >= 1; formac_s /= 2) formac_x += __shfl_xor_sync(0xffffffffu, formac_x, formac_s);\n"
+      "    formac_before += formac_x;\n"
+      "    if (formac_done) break;\n"
+      "  }\n"
+      "  if (formac_j == 0 && formac_c > 0)\n"
+      "    " + publish + "(formac_w, formac_c, (unsigned long long)(formac_before + formac_n), 2ULL);\n"
+      "  return formac_before;\n"
+      "}\n\n";
+  std::string W = str(kCudaThreads / 32);
+  Walk w;
+  w.point = "if (formac_in && formac_x != 0) formac_bits |= 1ULL << ((formac_k - formac_c * " + chunkSize + ") / 32);\n";
+  t += "/* " + r.stage->name + ": a block per tile of " + W + " chunks (a warp each), in the order the tiles are taken: the\n"
+       "   chunks' points that are not 0 marked and counted, the points before the tile counted by looking back,\n"
+       "   then each chunk's indices written in order. */\n" +
+       rc::kernelHeader(r, "_select", "unsigned long long* __restrict__ formac_state, long long* __restrict__ formac_out") +
        rc::kernelDomain(r) +
-       eachPoint(r, "long long formac_at = formac_offsets[formac_c];\nif (formac_at >= " + k + ") continue;\n",
-                 "const bool formac_on = formac_in && formac_x != 0;\n"
-                 "const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
-                 "const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
-                 "if (formac_on && formac_p < " + k + ") formac_out[formac_p] = formac_k;\n"
-                 "formac_at += __popc(formac_m);\n"
-                 "if (formac_at >= " + k + ") break;\n") +
-       "}\n\n";
+       "  const int formac_j = (int)(threadIdx.x % 32);  /* the lane */\n"
+       "  const int formac_warp = (int)(threadIdx.x / 32);\n"
+       "  __shared__ long long formac_tile_of_block, formac_before_tile;\n"
+       "  __shared__ long long formac_counts[" + W + "];\n"
+       "  for (;;) {\n"
+       "    if (threadIdx.x == 0) formac_tile_of_block = (long long)atomicAdd(formac_state, 1ULL);\n"
+       "    __syncthreads();\n"
+       "    const long long formac_tile = formac_tile_of_block;\n"
+       "    if (formac_tile * " + W + " >= formac_chunks) break;\n"
+       "    const long long formac_c = formac_tile * " + W + " + formac_warp;\n"
+       "    unsigned long long formac_bits = 0;  /* bit s: this lane's point of step s is selected */\n"
+       "    if (formac_c < formac_chunks) {\n" + indent(chunkSteps(r, w), "  ") + "    }\n"
+       "    long long formac_n = __popcll(formac_bits);\n"
+       "    for (int formac_s = 16; formac_s >= 1; formac_s /= 2) formac_n += __shfl_xor_sync(0xffffffffu, formac_n, formac_s);\n"
+       "    if (formac_j == 0) formac_counts[formac_warp] = formac_n;\n"
+       "    __syncthreads();\n"
+       "    if (formac_warp == 0) {\n"
+       "      long long formac_all = 0;\n"
+       "      for (int formac_i = 0; formac_i < " + W + "; ++formac_i) formac_all += formac_counts[formac_i];\n"
+       "      const long long formac_before = " + lookback + "(formac_state + " + str(kWhereWords) +
+       ", formac_tile, formac_all, formac_j);\n"
+       "      if (formac_j == 0) {\n"
+       "        formac_before_tile = formac_before;\n"
+       "        if ((formac_tile + 1) * " + W + " >= formac_chunks) formac_state[1] = (unsigned long long)(formac_before + formac_all);\n"
+       "      }\n"
+       "    }\n"
+       "    __syncthreads();\n"
+       "    long long formac_at = formac_before_tile;\n"
+       "    for (int formac_i = 0; formac_i < formac_warp; ++formac_i) formac_at += formac_counts[formac_i];\n"
+       "    for (int formac_s = 0; formac_s < " + str(ir::kSumChunk / 32) + " && formac_at < " + k + "; ++formac_s) {\n"
+       "      const bool formac_on = (formac_bits >> formac_s) & 1ULL;\n"
+       "      const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
+       "      const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
+       "      if (formac_on && formac_p < " + k + ") formac_out[formac_p] = formac_c * " + chunkSize +
+       " + 32 * formac_s + formac_j;\n"
+       "      formac_at += __popc(formac_m);\n"
+       "    }\n"
+       "    __syncthreads();  /* formac_counts and the tile read before the next tile's */\n"
+       "  }\n}\n\n";
   t += "/* " + r.stage->name + ": -1 after the last index found. */\n"
-       "__global__ void __launch_bounds__(256) " + r.name + "_fill(const long long* __restrict__ formac_total, "
+       "__global__ void __launch_bounds__(256) " + r.name + "_fill(const unsigned long long* __restrict__ formac_state, "
        "long long* __restrict__ formac_out) {\n"
-       "  const long long formac_from = *formac_total;\n"
-       "  " + gridStride(k) + "\n    if (formac_i >= formac_from) formac_out[formac_i] = -1;\n}\n\n";
+       "  const long long formac_from = (long long)formac_state[1];\n"
+       "  for (long long formac_i = formac_from + (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_i < " + k +
+       "; formac_i += (long long)gridDim.x * blockDim.x)\n"
+       "    formac_out[formac_i] = -1;\n}\n\n";
   return t;
 }
 
@@ -289,12 +417,15 @@ HostStep scanCounts(const ReduceCuda& r, LaunchSchedule& s, HostExpr counts, int
 HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   std::vector<HostStep> t;
   Sizes z = hostSizes(r, s, t);
-  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_count", hval(z.blocks), {scratchAt(r)})}));
-  t.push_back(scanCounts(r, s, hc(0), z.chunks));
-  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_write", hval(z.blocks), {scratchAt(r), resultOf(r)})}));
-  t.push_back(hlaunch(rc::plainKernel(s, r.name + "_fill"), flatGrid(hc(r.stage->reduction.bins)),
-                      {scratchAt(r, hval(z.chunks)), resultOf(r)}));
-  return hblock(r.stage->name + " = " + r.stage->origin + ": counts per chunk, their scan, then the indices", std::move(t));
+  HostArg state = scratchAt(r, hc(0), "unsigned long long*");
+  HostExpr tiles = ceilDiv(hval(z.chunks), kCudaThreads / 32);
+  t.push_back(hmemset(state, hc(8) * (hc(kWhereWords) + hc(2) * tiles)));
+  t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_select", hval(z.blocks), {state, resultOf(r)})}));
+  // The fill: a grid-stride loop over the tail [total, K), which only the device knows.
+  HostExpr fillGrid = hmax(hc(1), hmin(ceilDiv(hc(r.stage->reduction.bins), 256), hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1))));
+  t.push_back(hlaunch(rc::plainKernel(s, r.name + "_fill"), fillGrid, {state, resultOf(r)}));
+  return hblock(r.stage->name + " = " + r.stage->origin + ": the chunks counted, looked back on, their indices written",
+                std::move(t));
 }
 
 // ------------------------------------------------------------ topk
@@ -432,8 +563,8 @@ std::string topkKernels(const ReduceCuda& r) {
                  "  formac_keys[formac_above + formac_p] = formac_t;\n"
                  "  formac_idx[formac_above + formac_p] = formac_k;\n"
                  "}\n"
-                 "formac_at += __popc(formac_m);\n"
-                 "if (formac_at >= formac_want) break;\n") +
+                 "formac_at += __popc(formac_m);\n",
+                 "", "formac_at >= formac_want") +
        "}\n\n";
   std::string better = r.name + "_better";
   t += "/* " + r.stage->name + ": the candidates padded to a power of two with the worst pair. */\n"
@@ -550,7 +681,7 @@ HostExpr selectScratchCuda(const ir::Stage& s) {
   HostExpr len = reduceDomainPoints(s), chunks = ceilDiv(len, ir::kSumChunk);
   switch (s.reduction.op) {
     case ReduceOp::Histogram: return hc(smallTable(elementOf(s)) ? 32768 : 1);  // a 16-bit value's bin, int
-    case ReduceOp::Where: return chunks + hc(1);
+    case ReduceOp::Where: return hc(kWhereWords) + hc(2) * chunks;
     default: return hc(kState + kDigitBins) + chunks + hc(1) + hc(4) * hmax(hc(1), hmin(hc(s.reduction.bins), len));
   }
 }
