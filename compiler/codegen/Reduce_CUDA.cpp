@@ -22,7 +22,11 @@ const std::string kLanes = str(ir::kSumLanes);
 // Values a lane computes before adding them (batched).
 constexpr int kBatch = 8;
 // A point-wise whole reduction: 16-byte loads a lane issued together.
-constexpr int kFlatBatch = 2;
+constexpr int kFlatBatch = 4;
+// The last block's combine: partials a lane loads together (a chunk's 64
+// in two or four rounds: the loads hit L2, and their latency is the
+// combine's time).
+int levelBatch(const std::string& partial) { return partial == "double" || partial.find("long") != std::string::npos ? 16 : 32; }
 // Its kernel's blocks resident per SM (__launch_bounds__; the grid's size).
 constexpr int kWholeBlocksPerSm = 4;
 const std::string kThreads = str(kCudaThreads);
@@ -172,8 +176,9 @@ std::string eachChunk(const Op& o, const std::string& len, const std::string& fi
 // the indices 32 points on) before they are added (`accumulate`) in the same
 // order, so that their loads are in flight together.
 std::string batched(const std::string& start, const std::string& type, const std::string& name,
-                    const std::string& value, const std::string& accumulate, const std::string& advance) {
-  std::string in = "    ", batch = str(kBatch);
+                    const std::string& value, const std::string& accumulate, const std::string& advance,
+                    int size = kBatch) {
+  std::string in = "    ", batch = str(size);
   std::string inside = "formac_k + " + kLanes + " * formac_u < formac_end";
   return in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
          in + "for (; formac_k < formac_end; formac_k += " + kLanes + " * " + batch + ") {\n" +
@@ -287,7 +292,7 @@ std::string wholeKernel(const ReduceCuda& r, const Op& o) {
   std::string level = batched("", o.partial, "formac_x",
                               in + "      const " + o.partial + " formac_x = __ldcg(formac_from + formac_k + " + kLanes +
                                   " * formac_u);\n",
-                              o.merge, "");
+                              o.merge, "", levelBatch(o.partial));
   return t +
          "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
          "  __shared__ bool formac_last;\n"

@@ -23,8 +23,8 @@ ScalarKind elementOf(const ir::Stage& s) { return s.reduction.input.body.result-
 std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
 
 // Steps of 32 points whose values a lane computes before it takes any of
-// them (their loads in flight together).
-constexpr int kPointBatch = 8;
+// them (their loads in flight together): 16 of values up to 4 bytes, else 8.
+int pointBatch(ScalarKind k) { return scalarSize(k) <= 4 ? 16 : 8; }
 
 // How a kernel goes through a chunk's points (chunkSteps, eachPoint).
 struct Walk {
@@ -37,10 +37,10 @@ struct Walk {
 // Chunk formac_c's points, its warp's 32 lanes going through it together so
 // that they can ballot: lane formac_j visits the points k = j mod 32,
 // formac_in says whether its k is in the chunk and formac_x is then the
-// value at k (else 0). A lane computes kPointBatch steps' values, then runs
+// value at k (else 0). A lane computes pointBatch steps' values, then runs
 // `point` for each in order. At indentation kIn.
 std::string chunkSteps(const ReduceCuda& r, const Walk& w) {
-  std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk), B = str(kPointBatch);
+  std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk), B = str(pointBatch(elementOf(*r.stage)));
   std::string stop = w.done.empty() ? "" : " || (" + w.done + ")";
   std::string in2 = kIn + "    ";
   // A point-wise body reads its producers at the point's index, not at lattice indices.
@@ -399,13 +399,23 @@ std::string whereKernels(const ReduceCuda& r) {
        "    }\n"
        "    __syncthreads();  /* formac_counts and the tile read before the next tile's */\n"
        "  }\n}\n\n";
-  t += "/* " + r.stage->name + ": -1 after the last index found. */\n"
+  t += "/* " + r.stage->name + ": -1 after the last index found, [total, K): 16 bytes a store where the result is\n"
+       "   aligned (its odd ends one by one), else 8. */\n"
        "__global__ void __launch_bounds__(256) " + r.name + "_fill(const unsigned long long* __restrict__ formac_state, "
        "long long* __restrict__ formac_out) {\n"
-       "  const long long formac_from = (long long)formac_state[1];\n"
-       "  for (long long formac_i = formac_from + (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_i < " + k +
-       "; formac_i += (long long)gridDim.x * blockDim.x)\n"
-       "    formac_out[formac_i] = -1;\n}\n\n";
+       "  const long long formac_from = formac_minll((long long)formac_state[1], " + k + ");\n"
+       "  const long long formac_first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  const long long formac_step = (long long)gridDim.x * blockDim.x;\n"
+       "  if ((unsigned long long)formac_out % 16 == 0) {\n"
+       "    const long long formac_even = (formac_from + 1) / 2 * 2;\n"
+       "    if (formac_first == 0 && formac_even != formac_from && formac_from < " + k + ") formac_out[formac_from] = -1;\n"
+       "    if (formac_first == 0 && " + k + " % 2 == 1 && " + k + " - 1 >= formac_even) formac_out[" + k + " - 1] = -1;\n"
+       "    for (long long formac_p = formac_even / 2 + formac_first; formac_p < " + k + " / 2; formac_p += formac_step)\n"
+       "      ((longlong2*)formac_out)[formac_p] = make_longlong2(-1, -1);\n"
+       "  } else {\n"
+       "    for (long long formac_i = formac_from + formac_first; formac_i < " + k + "; formac_i += formac_step)\n"
+       "      formac_out[formac_i] = -1;\n"
+       "  }\n}\n\n";
   return t;
 }
 

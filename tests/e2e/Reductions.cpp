@@ -144,14 +144,16 @@ h_shift = histogram(bytes, 300, -44, 256);
 return s, h_seven, h_shift;
 )", {{13, 17}, {1, 1}, {0, 3}, {70, 130}, {3, 2049}, {30, 4099}}));
 
-  // Floating sums of more than 2048 chunks: the partials' rule has a level
-  // of its own.
+  // Sums of more than 2048 chunks: the partials' rule has a level of its
+  // own (CUDA: two groups of partials, each combined by the warp that
+  // completes it, then the top group).
   for (const char* t : {"float", "double"})
     out.push_back(make(std::string("reduce_levels_") + t, fill(R"(parameter M, N;
 vector#2 %T% img[M,N];
 s = sum(img);
 m = max(img);
-return s, m;
+c = count(img);
+return s, m, c;
 )", {{"%T%", t}}), {{2049, 2049}, {1, 2048}, {13, 17}}));
 
   // A reduction as a stencil's scalar parameter (converted to its type).

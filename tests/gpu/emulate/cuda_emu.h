@@ -38,6 +38,9 @@ struct uint2 { unsigned x, y; };
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
 struct double2 { double x, y; };
+struct uint4 { unsigned x, y, z, w; };
+struct longlong2 { long long x, y; };
+inline longlong2 make_longlong2(long long x, long long y) { return {x, y}; }
 
 namespace formac_emu {
 
@@ -163,6 +166,18 @@ T shfl(T v, int src, int width) {
   return r;
 }
 
+// A ballot: every lane deposits its predicate, then each reads the warp's 32.
+inline unsigned ballot(int pred) {
+  int me = g_current, base = me - me % 32;
+  g_exchange[me] = pred ? 1.0 : 0.0;
+  park(2);
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i)
+    if (g_exchange[base + i] != 0.0) r |= 1u << i;
+  park(2);
+  return r;
+}
+
 }  // namespace formac_emu
 
 #define threadIdx (formac_emu::g_thread)
@@ -186,6 +201,11 @@ T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
 }
 template <typename T>
 T __ldg(const T* p) { return *p; }
+template <typename T>
+T __ldcg(const T* p) { return *p; }
+inline unsigned __ballot_sync(unsigned, int pred) { return formac_emu::ballot(pred); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o + v; return o; }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
 inline int atomicAdd(int* p, int v) { int o = *p; *p = o + v; return o; }
@@ -200,6 +220,8 @@ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline float __fsqrt_rn(float a) { return sqrtf(a); }
 inline double __dsqrt_rn(double a) { return sqrt(a); }
