@@ -434,7 +434,7 @@ HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   // The fill: a grid-stride loop over the tail [total, K), which only the device knows.
   HostExpr fillGrid = hmax(hc(1), hmin(ceilDiv(hc(r.stage->reduction.bins), 256), hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1))));
   t.push_back(hlaunch(rc::plainKernel(s, r.name + "_fill"), fillGrid, {state, resultOf(r)}));
-  return hblock(r.stage->name + " = " + r.stage->origin + ": the chunks counted, looked back on, their indices written",
+  return hblock(r.stage->name + " = " + r.stage->origin + ": a tile of chunks a block: counted, looked back on, indices written",
                 std::move(t));
 }
 
