@@ -13,16 +13,21 @@
 //    are then added into the result, zeroed first. 8-bit values find their
 //    bin in a table built per block in shared memory, 16-bit ones in a table
 //    of the scratch; others compute it by the rule.
-//  * where: the points that are not 0 counted per chunk (ballot + popc), an
-//    exclusive scan of the counts (one block), then each chunk that starts
-//    below K writes its indices in order; -1 from the total on.
+//  * where: one pass. A block takes the next tile of 8 chunks (a warp each)
+//    from a counter; each lane marks its points that are not 0 in a 64-bit
+//    word; the tile's count is published in a 16-byte {value, flag} word
+//    and the points before the tile are counted by looking back over the
+//    words of the tiles before it (Merrill and Garland's decoupled
+//    look-back; integers, so no order to keep); each chunk then writes its
+//    indices in order (ballot + popc). A second kernel writes -1 from the
+//    total on.
 //  * topk: a radix select on an order-preserving unsigned key (11-bit
 //    digits from the top: a histogram of the digit among the points that
 //    match the digits chosen so far, then a block picks the digit holding
 //    the K-th best), which gives the K-th key T and how many of the points
 //    with key T are taken. The points with a key above T are appended (at
 //    most K), those with key T too when all are taken, else the first ones
-//    in index order by a count, scan and write as where's; the candidates
+//    in index order by a count per chunk, a scan and a write; the candidates
 //    are then sorted by (key desc, index asc): one block's bitonic sort up
 //    to 2048, a bitonic sort of the device beyond.
 #pragma once
