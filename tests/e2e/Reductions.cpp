@@ -110,6 +110,17 @@ t = topk(g, 100);
 return h, w, t;
 )", r3));
 
+  // where over more than 32 CUDA tiles of 8 chunks (16384 points): a tile's
+  // look-back reads the words of the tiles before it 32 at a time, and goes
+  // on past a window without a tile whose total is published.
+  out.push_back(make("reduce_where_tiles", R"(stencil dense(vector#2 float X) { return cast<int8>(X > 0); }
+parameter M, N;
+vector#2 float img[M,N];
+w = where(dense(img), 700000);
+few = where(dense(img), 3);
+return w, few;
+)", {{1100, 600}, {1, 540673}}));
+
   // Point-wise inputs (CUDA: 16 bytes a lane; ReduceFlat_CUDA.h): two
   // producers of different widths, a comparison, 8-bit histograms whose bins
   // are a shift (every value counted, or a range checked) and a table.
