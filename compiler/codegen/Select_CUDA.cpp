@@ -198,7 +198,7 @@ std::string whereKernels(const ReduceCuda& r) {
       "  if (formac_j == 0) " + publish + "(formac_w, formac_c, (unsigned long long)formac_n, formac_c == 0 ? 2ULL : 1ULL);\n"
       "  long long formac_before = 0;\n"
       "  for (long long formac_e = formac_c - 1; formac_e >= 0; formac_e -= 32) {\n"
-      "    const long long formac_i = formac_e - formac_j;  /* this lane's chunk */\n"
+      "    const long long formac_i = formac_e - formac_j;  /* this lane's tile */\n"
       "    unsigned long long formac_v = 0, formac_f = 2;\n"
       "    if (formac_i >= 0) {\n"
       "      do {\n"
