@@ -31,16 +31,6 @@ std::vector<HostArg> argsOf(const CudaProgram& c, const std::vector<int>& stages
   return a;
 }
 
-int partialBytes(const ir::Stage& s) {
-  ScalarKind elem = s.reduction.input.body.result->type.scalar;
-  switch (s.reduction.op) {
-    case ir::ReduceOp::Min:
-    case ir::ReduceOp::Max: return scalarSize(elem);
-    case ir::ReduceOp::Any:
-    case ir::ReduceOp::All: return 4;
-    default: return 8;
-  }
-}
 int scratch(LaunchSchedule& sc, HostScratch b) {
   sc.scratch.push_back(std::move(b));
   return static_cast<int>(sc.scratch.size()) - 1;
@@ -178,7 +168,7 @@ ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) 
   r.inputs = inputsOf(c, {sid});
   if (sc && r.stage->kind == ir::Stage::Reduce)
     r.partials = scratch(*sc, {"formac_partials" + std::to_string(sid), reducePartialType(*r.stage),
-                               partialBytes(*r.stage), reduceScratchCuda(*r.stage), "its chunks' partials"});
+                               reducePartialBytesCuda(*r.stage), reduceScratchCuda(*r.stage), "its chunks' partials"});
   return r;
 }
 

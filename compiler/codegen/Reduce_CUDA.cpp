@@ -26,7 +26,7 @@ constexpr int kFlatBatch = 4;
 // The last block's combine: partials a lane loads together (a chunk's 64
 // in two or four rounds: the loads hit L2, and their latency is the
 // combine's time).
-int levelBatch(const std::string& partial) { return partial == "double" || partial.find("long") != std::string::npos ? 16 : 32; }
+int levelBatch(const ir::Stage& s) { return reducePartialBytesCuda(s) == 8 ? 16 : 32; }
 // Its kernel's blocks resident per SM (__launch_bounds__; the grid's size).
 constexpr int kWholeBlocksPerSm = 4;
 const std::string kThreads = str(kCudaThreads);
@@ -292,7 +292,7 @@ std::string wholeKernel(const ReduceCuda& r, const Op& o) {
   std::string level = batched("", o.partial, "formac_x",
                               in + "      const " + o.partial + " formac_x = __ldcg(formac_from + formac_k + " + kLanes +
                                   " * formac_u);\n",
-                              o.merge, "", levelBatch(o.partial));
+                              o.merge, "", levelBatch(*r.stage));
   return t +
          "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
          "  __shared__ bool formac_last;\n"
@@ -451,6 +451,16 @@ int plainKernel(LaunchSchedule& s, const std::string& name) {
   return s.kernel(k);
 }
 }  // namespace reduce_cuda
+
+int reducePartialBytesCuda(const ir::Stage& s) {
+  switch (s.reduction.op) {
+    case ReduceOp::Min:
+    case ReduceOp::Max: return scalarSize(s.reduction.input.body.result->type.scalar);
+    case ReduceOp::Any:
+    case ReduceOp::All: return 4;
+    default: return 8;
+  }
+}
 
 HostExpr reduceScratchCuda(const ir::Stage& s) {
   if (isSelection(s.reduction.op)) return selectScratchCuda(s);

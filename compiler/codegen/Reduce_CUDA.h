@@ -36,6 +36,8 @@ struct ReduceCuda {
   int partials = -1;        // its scratch in the schedule (reduceScratchCuda elements)
 };
 
+// The bytes of one of a Reduce stage's partials (its scratch's elements).
+int reducePartialBytesCuda(const ir::Stage& s);
 // The scratch a Reduce stage needs: this many elements of reducePartialType.
 HostExpr reduceScratchCuda(const ir::Stage& s);
 // The number of points of its reduced domain, for the choice of the kernels'

@@ -83,14 +83,15 @@ std::string gridStride(const std::string& n) {
 // chunk per warp: at most 8 per SM (they go over the chunks grid-stride; a
 // histogram's blocks each add theirs into the result), and enough that no
 // block counts 2^31 points into one 32-bit counter.
-Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t, int perSm) {
+Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t, int blocksPerSm) {
   Sizes z{s.value("formac_len"), s.value("formac_chunks"), s.value("formac_blocks")};
   t.push_back(hvar(z.len, rc::hostLen(*r.stage)));
   t.push_back(hvar(z.chunks, ceilDiv(hval(z.len), ir::kSumChunk)));
-  t.push_back(hvar(z.blocks, hmax(hmin(ceilDiv(hval(z.chunks), 8), hc(perSm) * hmax(hop(HostExpr::Sms, {}), hc(1))),
+  t.push_back(hvar(z.blocks, hmax(hmin(ceilDiv(hval(z.chunks), 8), perSm(blocksPerSm)),
                                   hval(z.len) / hc(2147483648LL) + hc(1))));
   return z;
 }
+HostExpr perSm(int blocks) { return hc(blocks) * hmax(hop(HostExpr::Sms, {}), hc(1)); }
 // A kernel over n things, a thread each: at least 1, at most 2^20 blocks of 256.
 HostExpr flatGrid(HostExpr n) { return hmax(hc(1), hmin(ceilDiv(std::move(n), 256), hc(1LL << 20))); }
 HostArg scratchAt(const ReduceCuda& r, HostExpr at, const std::string& cast) {

@@ -39,8 +39,9 @@ std::string gridStride(const std::string& n);
 struct Sizes {
   int len, chunks, blocks;
 };
-Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t, int perSm = 8);
+Sizes hostSizes(const ReduceCuda& r, LaunchSchedule& s, std::vector<HostStep>& t, int blocksPerSm = 8);
 HostExpr flatGrid(HostExpr n);
+HostExpr perSm(int blocks);  // `blocks` for each SM of the device (at least one SM)
 HostArg scratchAt(const ReduceCuda& r, HostExpr at = hc(0), const std::string& cast = "");
 HostArg resultOf(const ReduceCuda& r, const std::string& cast = "");
 HostArg val(HostExpr e);

@@ -171,6 +171,7 @@ HostStep histogramSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 // points selected; flag 2, value those and every earlier tile's (0: not
 // published yet).
 constexpr int kWhereWords = 2;
+HostExpr whereTiles(HostExpr chunks) { return ceilDiv(std::move(chunks), kCudaThreads / 32); }
 
 std::string whereKernels(const ReduceCuda& r) {
   static_assert(ir::kSumChunk == 32 * 64, "a lane marks its chunk's points in the 64 bits of formac_bits");
@@ -293,11 +294,10 @@ HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
   std::vector<HostStep> t;
   Sizes z = hostSizes(r, s, t);
   HostArg state = scratchAt(r, hc(0), "unsigned long long*");
-  HostExpr tiles = ceilDiv(hval(z.chunks), kCudaThreads / 32);
-  t.push_back(hmemset(state, hc(8) * (hc(kWhereWords) + hc(2) * tiles)));
+  t.push_back(hmemset(state, hc(8) * (hc(kWhereWords) + hc(2) * whereTiles(hval(z.chunks)))));
   t.push_back(hif(positive(z.chunks), {rc::hostLaunch(r, s, r.name + "_select", hval(z.blocks), {state, resultOf(r)})}));
   // The fill: a grid-stride loop over the tail [total, K), which only the device knows.
-  HostExpr fillGrid = hmax(hc(1), hmin(ceilDiv(hc(r.stage->reduction.bins), 256), hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1))));
+  HostExpr fillGrid = hmax(hc(1), hmin(ceilDiv(hc(r.stage->reduction.bins), 256), perSm(8)));
   t.push_back(hlaunch(rc::plainKernel(s, r.name + "_fill"), fillGrid, {state, resultOf(r)}));
   return hblock(r.stage->name + " = " + r.stage->origin + ": a tile of chunks a block: counted, looked back on, indices written",
                 std::move(t));
@@ -311,7 +311,7 @@ HostExpr selectScratchCuda(const ir::Stage& s) {
   HostExpr len = reduceDomainPoints(s), chunks = ceilDiv(len, ir::kSumChunk);
   switch (s.reduction.op) {
     case ReduceOp::Histogram: return hc(smallTable(elementOf(s)) ? 32768 : 1);  // a 16-bit value's bin, int
-    case ReduceOp::Where: return hc(kWhereWords) + hc(2) * chunks;
+    case ReduceOp::Where: return hc(kWhereWords) + hc(2) * whereTiles(chunks);
     default: return topkScratch(s);
   }
 }
