@@ -168,6 +168,8 @@ class CudaGen {
     k.schedule = schedule();
     for (const auto& s : p_.stages)
       if (!passes::isFusedMember(groups_, s.id)) k.buffers.push_back(s.id);
+    for (size_t i = 0; i < p_.outputs.size(); ++i)
+      if (zeroesOutput(i)) k.zeroedOutputs.push_back(static_cast<int>(i));
     return k;
   }
 
@@ -336,6 +338,13 @@ class CudaGen {
   static bool hasTightForm(const passes::FusionGroup& g) { return cudaHasTightForm(g); }
   // ------------------------------------------------------------ workspace
   bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
+  // Whether a run zeroes output i's buffer first: some of its points no
+  // stage computes (a placement, a sub-domain), and they must read 0.
+  bool zeroesOutput(size_t i) const {
+    const ir::Stage& s = stage(p_.outputs[i]);
+    return outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, s.id) &&
+           s.kind != ir::Stage::Reduce && s.kind != ir::Stage::Scan && s.kind != ir::Stage::LoopResult;
+  }
   int ownedOutput(int id) const { return codegen::ownedOutput(p_, id); }
   // The device pointer of stage `id` inside run().
   std::string deviceBuffer(int id) const {
@@ -444,8 +453,7 @@ class CudaGen {
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       std::string on = outputName(p_, i);
       const ir::Stage& s = stage(p_.outputs[i]);
-      if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, p_.outputs[i]) &&
-          s.kind != ir::Stage::Reduce && s.kind != ir::Stage::Scan && s.kind != ir::Stage::LoopResult)
+      if (zeroesOutput(i))
         os << "  /* The caller's buffer: the points no stage computes are 0. */\n"
            << "  if (d_" << on << " != ws->formac_out_" << on << ") FORMAC_CUDA_CHECK(cudaMemsetAsync(d_" << on << ", 0, "
            << bytesOf(s) << ", stream), return 1);\n";

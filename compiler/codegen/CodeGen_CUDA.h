@@ -46,6 +46,10 @@ struct CudaKernels {
   // Stages that need a device buffer (zeroed once; points a stage does not
   // compute stay 0): the inputs, stages computed to memory, the outputs.
   std::vector<int> buffers;
+  // Outputs (by index) whose caller's buffer a run zeroes before the kernels:
+  // those with points that no stage computes. Every other output's points
+  // are all written.
+  std::vector<int> zeroedOutputs;
   // The kernels use the int instantiation when every stage, and every
   // schedule.indexedPoints, has fewer than this many points, else long long.
   static constexpr long long kIntIndexLimit = 2147483647LL - (1LL << 24);

@@ -261,12 +261,15 @@ class CudaExecutor : public Executor {
   }
 
   // The caller's device images stand in for the input and output stages'
-  // buffers for one run on `stream`; each output is zeroed first (the points
-  // no stage computes are 0, as in the buffers prepare() zeroes).
+  // buffers for one run on `stream`. An output with points that no stage
+  // computes is zeroed first (CudaKernels::zeroedOutputs: those points are 0,
+  // as in the buffers prepare() zeroes); a stage returned twice is computed
+  // into the first output's array and copied into the other's.
   void runOnDevice(void* const* args, void* stream) override {
     gpu_->makeCurrent();
     const ir::Pipeline& p = *p_;
     auto s = static_cast<CUstream>(stream);
+    auto output = [&](size_t i) { return reinterpret_cast<CUdeviceptr>(args[p.inputs.size() + i]); };
     std::vector<CUdeviceptr> stages = buffers_;
     for (size_t k = 0; k < p.inputs.size(); ++k)
       if (p.inputs[k].kind == ir::EntryArg::Image)
@@ -276,13 +279,23 @@ class CudaExecutor : public Executor {
       if (stage(id).kind == ir::Stage::Input)
         throw UserError("cuda: the program returns its input '" + stage(id).name +
                         "' unchanged, which a run on device arrays does not do yet");
-      CUdeviceptr out = reinterpret_cast<CUdeviceptr>(args[p.inputs.size() + i]);
-      stages[static_cast<size_t>(id)] = out;
+      if (codegen::outputOwner(p, i)) stages[static_cast<size_t>(id)] = output(i);
+    }
+    for (int i : k_.zeroedOutputs) {
+      int id = p.outputs[static_cast<size_t>(i)];
       if (size_t bytes = bytesOf(id))
-        d_.check(d_.cuMemsetD8Async(out, 0, bytes, s), "zeroing output '" + stage(id).name + "' (cuMemsetD8Async)");
+        d_.check(d_.cuMemsetD8Async(output(static_cast<size_t>(i)), 0, bytes, s),
+                 "zeroing output '" + stage(id).name + "' (cuMemsetD8Async)");
     }
     rounds_.clear();
     enqueue(stages, scalarArguments(args), s);
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+      int id = p.outputs[i];
+      size_t bytes = bytesOf(id);
+      if (!codegen::outputOwner(p, i) && bytes)
+        d_.check(d_.cuMemcpyDtoDAsync(output(i), stages[static_cast<size_t>(id)], bytes, s),
+                 "copying output '" + stage(id).name + "' (cuMemcpyDtoDAsync)");
+    }
   }
 
   // One run's device work on `stream`, on these stage buffers (per stage

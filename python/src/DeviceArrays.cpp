@@ -53,16 +53,15 @@ ArrayView fromInterface(const py::dict& cai) {
   return v;
 }
 
-ArrayView fromDlpack(py::handle given, DeviceCall& call) {
-  // The consumer's stream for the producer to order its work before: 1 is
-  // the legacy default stream in the protocol.
-  py::object stream = call.stream ? py::int_(reinterpret_cast<uintptr_t>(call.stream)) : py::int_(1);
-  py::object capsule = given.attr("__dlpack__")(py::arg("stream") = stream);
+// The tensor of a DLPack capsule, which `call` releases after the run; its
+// device in `device` (DLPack's type, id).
+ArrayView fromCapsule(const py::object& capsule, DeviceCall& call, std::pair<int, int>& device) {
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (!m) throw py::error_already_set();
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");
   call.consumed.push_back(m);
   const DLTensor& t = m->dl_tensor;
+  device = {static_cast<int>(t.device.device_type), t.device.device_id};
   ArrayView v;
   v.data = static_cast<char*>(t.data) + t.byte_offset;
   v.shape.assign(t.shape, t.shape + t.ndim);
@@ -79,27 +78,69 @@ ArrayView fromDlpack(py::handle given, DeviceCall& call) {
   return v;
 }
 
-DeviceCall::Library libraryOf(py::handle given) {
-  std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()))).attr("__module__"));
-  if (module.rfind("torch", 0) == 0) return DeviceCall::Torch;
-  if (module.rfind("cupy", 0) == 0) return DeviceCall::CuPy;
-  if (module.rfind("jax", 0) == 0) return DeviceCall::Jax;
-  return DeviceCall::Other;
+ArrayView fromDlpack(py::handle given, DeviceCall& call) {
+  // The consumer's stream for the producer to order its work before: 1 is
+  // the legacy default stream in the protocol.
+  py::object stream = call.stream ? py::int_(reinterpret_cast<uintptr_t>(call.stream)) : py::int_(1);
+  std::pair<int, int> device;
+  return fromCapsule(given.attr("__dlpack__")(py::arg("stream") = stream), call, device);
 }
 
-// A torch tensor read directly: its __cuda_array_interface__ is a Python
-// property that costs several microseconds a call.
-ArrayView fromTorch(py::handle t) {
+DeviceCall::Library libraryOf(py::handle given) {
+  // By the array's type, found once a type (the cache keeps the type alive).
+  static std::map<PyObject*, DeviceCall::Library> known;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()));
+  auto k = known.find(type);
+  if (k != known.end()) return k->second;
+  std::string module = py::str(py::handle(type).attr("__module__"));
+  DeviceCall::Library library = module.rfind("torch", 0) == 0  ? DeviceCall::Torch
+                                : module.rfind("cupy", 0) == 0 ? DeviceCall::CuPy
+                                : module.rfind("jax", 0) == 0  ? DeviceCall::Jax
+                                                               : DeviceCall::Other;
+  Py_INCREF(type);
+  known[type] = library;
+  return library;
+}
+
+// The items of a tuple of ints (torch.Size, a stride tuple).
+std::vector<long long> tupleLongs(py::handle tuple) {
+  PyObject* t = tuple.ptr();
+  if (!PyTuple_Check(t)) return longs(tuple);
+  std::vector<long long> v(static_cast<size_t>(PyTuple_GET_SIZE(t)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, static_cast<Py_ssize_t>(i)));
+  if (PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+// A torch tensor through its attributes (data_ptr(), dtype, shape, stride()):
+// about 3 us a tensor. torch's dtypes are singletons, so a dtype is known by
+// its identity after the first call.
+ArrayView fromTorchAttributes(py::handle t) {
   static const std::map<std::string, std::pair<char, int>> kinds = {
       {"torch.uint8", {'u', 1}}, {"torch.int16", {'i', 2}},   {"torch.uint16", {'u', 2}}, {"torch.int32", {'i', 4}},
       {"torch.int64", {'i', 8}}, {"torch.float32", {'f', 4}}, {"torch.float64", {'f', 8}}};
+  struct Kind {
+    std::string name;
+    char kind = '?';
+    int bytes = 0;
+  };
+  static std::map<PyObject*, Kind> seen;  // each dtype kept alive
+  py::object dtype = t.attr("dtype");
+  auto k = seen.find(dtype.ptr());
+  if (k == seen.end()) {
+    Kind d{py::str(dtype)};
+    auto known = kinds.find(d.name);
+    if (known != kinds.end()) d.kind = known->second.first, d.bytes = known->second.second;
+    k = seen.emplace(dtype.inc_ref().ptr(), d).first;
+  }
   ArrayView v;
-  v.dtype = py::str(t.attr("dtype"));
-  auto kind = kinds.find(v.dtype);
-  if (kind != kinds.end()) v.kind = kind->second.first, v.bytes = kind->second.second;
-  v.shape = longs(t.attr("shape"));
-  for (long long e : longs(t.attr("stride")())) v.strides.push_back(e * v.bytes);
-  v.data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<uintptr_t>());
+  v.dtype = k->second.name;
+  v.kind = k->second.kind;
+  v.bytes = k->second.bytes;
+  v.shape = tupleLongs(t.attr("shape"));
+  for (long long e : tupleLongs(t.attr("stride")())) v.strides.push_back(e * v.bytes);
+  v.data = reinterpret_cast<void*>(PyLong_AsVoidPtr(t.attr("data_ptr")().ptr()));
+  if (PyErr_Occurred()) throw py::error_already_set();
   return v;
 }
 
@@ -127,9 +168,34 @@ bool cContiguous(const ArrayView& v) {
 ArrayView viewOf(const std::string& program, const std::string& what, const ImageSpec& s, py::handle given,
                  DeviceCall& call) {
   if (libraryOf(given) == DeviceCall::Torch) {
+    // torch._C._to_dlpack gives the pointer, dtype, shape, strides and device
+    // in one C call, without the stream handshake of __dlpack__ (the run is
+    // on torch's current stream): under 1 us a tensor. A tensor that torch
+    // does not export (one that requires grad, a conjugate view) and a dtype
+    // that formac has no name for take the attributes, which name torch's
+    // dtypes in messages.
+    static py::handle torchC = py::module_::import("torch._C").release();
+    static py::handle toDlpack =
+        py::hasattr(torchC, "_to_dlpack") ? py::object(torchC.attr("_to_dlpack")).release() : py::handle();
+    if (toDlpack) {
+      py::object capsule;
+      try {
+        capsule = toDlpack(given);
+      } catch (const py::error_already_set&) {
+      }
+      if (capsule) {
+        std::pair<int, int> device;
+        ArrayView v = fromCapsule(capsule, call, device);
+        checkDevice(program, what, s, given, device.first, device.second);
+        if (v.kind != '?') {
+          v.dtype = "torch." + v.dtype;
+          return v;
+        }
+      }
+    }
     int id = given.attr("get_device")().cast<int>();  // -1: the CPU
     checkDevice(program, what, s, given, id < 0 ? kDLCPU : kDLCUDA, id);
-    return fromTorch(given);
+    return fromTorchAttributes(given);
   }
   bool cai = py::hasattr(given, "__cuda_array_interface__");
   if (!cai && !py::hasattr(given, "__dlpack__"))
@@ -160,8 +226,9 @@ py::object allocate(const ImageSpec& s, const std::vector<long long>& shape, con
   py::tuple dims = py::cast(shape);
   if (call.library == DeviceCall::Torch) {
     static py::handle torch = py::module_::import("torch").release();
-    py::object t =
-        torch.attr("empty")(dims, py::arg("dtype") = torch.attr(dtypeName(s.element)), py::arg("device") = "cuda:0");
+    static py::handle empty = py::object(torch.attr("empty")).release();
+    static py::handle device = py::object(torch.attr("device")("cuda", 0)).release();
+    py::object t = empty(dims, py::arg("dtype") = torch.attr(dtypeName(s.element)), py::arg("device") = device);
     *data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<uintptr_t>());
     return t;
   }
@@ -196,8 +263,15 @@ void notADeviceArray(const std::string& program, const std::string& what, const 
 void startDeviceCall(py::handle first, DeviceCall& call) {
   call.library = libraryOf(first);
   if (call.library == DeviceCall::Torch) {
-    static py::handle currentStream = py::object(py::module_::import("torch.cuda").attr("current_stream")).release();
-    call.stream = reinterpret_cast<void*>(currentStream(0).attr("cuda_stream").cast<uintptr_t>());
+    // torch's raw current stream (what torch.cuda.current_stream(0).cuda_stream
+    // gives, without building a Stream object: microseconds a call).
+    static py::handle torchC = py::module_::import("torch._C").release();
+    static bool raw = py::hasattr(torchC, "_cuda_getCurrentRawStream");
+    static py::handle currentStream =
+        raw ? py::object(torchC.attr("_cuda_getCurrentRawStream")).release()
+            : py::object(py::module_::import("torch.cuda").attr("current_stream")).release();
+    py::object s = currentStream(0);
+    call.stream = reinterpret_cast<void*>((raw ? s : s.attr("cuda_stream")).cast<uintptr_t>());
   } else if (call.library == DeviceCall::CuPy) {
     static py::handle currentStream = py::object(py::module_::import("cupy.cuda").attr("get_current_stream")).release();
     call.stream = reinterpret_cast<void*>(currentStream().attr("ptr").cast<uintptr_t>());

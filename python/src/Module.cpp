@@ -73,8 +73,16 @@ PYBIND11_MODULE(_formac, m) {
            py::arg("name") = "")
       .def("__call__", &PipelineObject::call)
       .def("__repr__", &PipelineObject::repr)
-      .def("_time_native", &PipelineObject::timeNative,
-           "_time_native(repeat, *images, **values): seconds of each of `repeat` runs through the C++ API alone")
+      .def(
+          "_time_native",
+          [](PipelineObject& p, int repeat, const py::args& a, const py::kwargs& k) {
+            return p.timeNative(repeat, 1, a, k);
+          },
+          "_time_native(repeat, *images, **values): seconds of each of `repeat` runs through the C++ API alone "
+          "(cuda: each waited for)")
+      .def("_time_native_queued", &PipelineObject::timeNative,
+           "_time_native_queued(rounds, per_round, *images, **values): seconds a run through the C++ API alone, "
+           "per round of `per_round` runs (cuda: enqueued, then one wait)")
       .def_property_readonly("name", &PipelineObject::name, "the entry point's name")
       .def_property_readonly("target", &PipelineObject::target)
       .def_property_readonly("backend", &PipelineObject::backend, "what runs it: jit, eval or cuda")

@@ -91,17 +91,18 @@ py::object PipelineObject::call(const py::args& args, const py::kwargs& kwargs) 
   return resultOf(p.results);
 }
 
-std::vector<double> PipelineObject::timeNative(int repeat, const py::args& args, const py::kwargs& kwargs) {
+std::vector<double> PipelineObject::timeNative(int rounds, int perRound, const py::args& args,
+                                               const py::kwargs& kwargs) {
   CallArguments c = sortArguments(style_.program, inputs_, outputs_, keywords_, args, kwargs);
   Prepared p;
   prepare(c, p);
   std::vector<double> seconds;
   py::gil_scoped_release unlocked;
-  for (int r = 0; r < repeat; ++r) {
+  for (int r = 0; r < rounds; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    runPrepared(p);
+    for (int k = 0; k < perRound; ++k) runPrepared(p);
     if (target_ == "cuda") run::cuda::driver().check(run::cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / perRound);
   }
   return seconds;
 }

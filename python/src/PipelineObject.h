@@ -36,7 +36,10 @@ class PipelineObject {
   // The seconds of `repeat` runs through the C++ API alone
   // (CompiledPipeline::run, or runOnDevice and a wait) on these arguments:
   // what the same call costs from C++, for bench/python.
-  std::vector<double> timeNative(int repeat, const pybind11::args& args, const pybind11::kwargs& kwargs);
+  // Seconds a run through the C++ API alone, per round of `perRound` runs
+  // (cuda: enqueued, then one wait).
+  std::vector<double> timeNative(int rounds, int perRound, const pybind11::args& args,
+                                 const pybind11::kwargs& kwargs);
 
   const std::string& target() const { return target_; }
   const std::string& name() const { return compiled_.name(); }

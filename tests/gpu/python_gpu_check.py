@@ -146,6 +146,32 @@ def check_torch_details(libs):
             report(True, "an array on device 1")
 
 
+# Outputs given with out= and filled with 7 first: a placement's points that
+# no stage computes must read 0 (the run zeroes that output), every point of
+# the others is written (no zeroing), and a stage returned twice fills both.
+OUT_PROGRAMS = {
+    "a placement": "parameter M, N;\nvector#2 float src[M,N];\nplaced[2..,3..] = src;\nreturn placed;\n",
+    "a stage returned twice": "parameter M, N;\nvector#2 float a[M,N];\n"
+                              "stencil s(vector#2 float X) { return X@[0,-1] + X@[0,1]; }\n"
+                              "b = s(a:mirror);\nreturn b, b;\n",
+}
+
+
+def check_outputs_given(libs):
+    if "torch" not in libs:
+        skip("outputs given", "no torch on the GPU")
+        return
+    import torch
+    img = np.random.default_rng(5).random((37, 29)).astype(np.float32)
+    for what, text in OUT_PROGRAMS.items():
+        gpu, ref = formac.compile(text, target="cuda"), formac.compile(text, target="eval")
+        expect = ref(img)
+        expect = expect if isinstance(expect, tuple) else (expect,)
+        outs = tuple(torch.full(e.shape, 7.0, dtype=torch.float32, device="cuda") for e in expect)
+        gpu(torch.from_numpy(img).cuda(), out=outs if len(outs) > 1 else outs[0])
+        report(all(same(o.cpu().numpy(), e) for o, e in zip(outs, expect)), "out= given, " + what)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--formac", required=True)
@@ -157,6 +183,7 @@ def main():
     for name, values in PROGRAMS:
         check_program(name, values, libs, args)
     check_torch_details(libs)
+    check_outputs_given(libs)
     print("python gpu: %(passed)d passed, %(failed)d failed, %(skipped)d skipped" % count)
     return 1 if count["failed"] or not libs else 0
 
