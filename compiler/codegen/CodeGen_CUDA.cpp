@@ -21,6 +21,7 @@
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
 #include "passes/Lower.h"
+#include "passes/KernelEpilogue.h"
 
 namespace formac::codegen {
 namespace {
@@ -150,7 +151,9 @@ class CudaGen {
     for (const auto& g : groups_) {
       if (stage(g.sink).kind == ir::Stage::LoopResult) continue;
       if (g.tiledKernel()) t += fusedKernel(g);
-      else if (stage(g.sink).kind == ir::Stage::Reduce) t += reduceKernels(g.sink);
+      else if (stage(g.sink).kind == ir::Stage::Reduce) {
+        if (!passes::epilogueGroupOf(groups_, g.sink)) t += reduceKernels(g.sink);  // else counted by a fused kernel
+      }
       else if (stage(g.sink).kind == ir::Stage::Scan) t += scanKernels(g.sink);
       else t += stageKernels(g.sink);
     }
@@ -167,7 +170,7 @@ class CudaGen {
                structDefinitions(p_, true) + "\n" + deviceHelpers() + kernels());
     k.schedule = schedule();
     for (const auto& s : p_.stages)
-      if (!passes::isFusedMember(groups_, s.id)) k.buffers.push_back(s.id);
+      if (inMemory(s.id)) k.buffers.push_back(s.id);
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       if (zeroesOutput(i)) k.zeroedOutputs.push_back(static_cast<int>(i));
     return k;
@@ -192,8 +195,16 @@ class CudaGen {
  private:
 
   // ------------------------------------------------------------ kernel arguments
-  void kernelSignature(const std::vector<int>& stages, int sink, std::string& params,
-                       std::string& args) const {
+  // Whether stage `id` has a device buffer: not a fused member, nor a sink
+  // that its kernel counts into a histogram (passes/KernelEpilogue.h).
+  bool inMemory(int id) const {
+    return !passes::isFusedMember(groups_, id) && !passes::countedNotStored(groups_, id);
+  }
+  // A kernel's parameters: what it reads, its scalars, its sink (or, for a
+  // sink counted into a histogram, the histogram's counts: `counted`), the
+  // parameters.
+  void kernelSignature(const std::vector<int>& stages, int sink, std::string& params, std::string& args,
+                       int counted = -1) const {
     params.clear();
     args.clear();
     auto add = [&](const std::string& prm, const std::string& arg) {
@@ -206,7 +217,10 @@ class CudaGen {
       add(std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
               n_.scalar[static_cast<size_t>(i)],
           n_.scalar[static_cast<size_t>(i)]);
-    add(cType(stage(sink).type) + "* __restrict__ " + name(sink), deviceBuffer(sink));
+    if (counted >= 0)
+      add("unsigned long long* __restrict__ formac_counts", "(unsigned long long*)" + deviceBuffer(counted));
+    else
+      add(cType(stage(sink).type) + "* __restrict__ " + name(sink), deviceBuffer(sink));
     // Parameters (extents) in the kernel's index type I; an int64 scalar
     // input stays long long.
     for (const auto& prm : n_.param) add("const I " + prm, prm);
@@ -327,7 +341,7 @@ class CudaGen {
     r.group = &g;
     r.kernelName = fusedName(g);
     std::string args;
-    kernelSignature(groupStages(g), g.sink, r.params, args);
+    kernelSignature(groupStages(g), g.sink, r.params, args, g.epilogue);
     r.sourcePath = o_.sourcePath;
     r.outsideCache = outsideCache_;
     return fusedKernelSource(r);
@@ -368,7 +382,7 @@ class CudaGen {
     std::vector<std::pair<std::string, const ir::Stage*>> buffers;  // member name, stage
     for (const auto& s : p_.stages) {
       if (s.kind == ir::Stage::Input) buffers.push_back({"formac_in_" + name(s.id), &s});
-      else if (!passes::isFusedMember(groups_, s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
+      else if (inMemory(s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       buffers.push_back({"formac_out_" + outputName(p_, i), &stage(p_.outputs[i])});

@@ -7,6 +7,7 @@
 #include "codegen/Reduce_C.h"
 #include "codegen/StageFacts.h"
 #include "codegen/StageKernel_CUDA.h"
+#include "passes/KernelEpilogue.h"
 
 namespace formac::codegen {
 namespace {
@@ -61,11 +62,23 @@ HostStep fusedSchedule(const CudaProgram& c, const passes::FusionGroup& g, Launc
   if (g.tile.size() != 2) return fusedScheduleND(c, g, k, sc);
   const ir::Stage& s = stageOf(c, g.sink);
   int rows = sc.value("rows"), cols = sc.value("cols");
-  HostStep l = hlaunch(sc.kernel(k), ceilDiv(hval(cols), g.tile[1]), argsOf(c, cudaGroupStages(g), g.sink), 32);
+  std::vector<HostArg> args = argsOf(c, cudaGroupStages(g), g.sink);
+  std::vector<HostStep> steps = {hvar(rows, hsize(s.extent[0])), hvar(cols, hsize(s.extent[1]))};
+  if (g.epilogue >= 0) {  // the sink counted into a histogram (KernelEpilogue.h), whose counts start at 0
+    HostArg counts{HostArg::Stage, g.epilogue, {}, "unsigned long long*"};
+    for (auto& a : args)
+      if (a.kind == HostArg::Stage && a.index == g.sink) a = counts;
+    steps.push_back(hmemset(counts, hc(8 * stageOf(c, g.epilogue).reduction.bins)));
+  }
+  HostStep l = hlaunch(sc.kernel(k), ceilDiv(hval(cols), g.tile[1]), args, 32);
   l.grid[1] = ceilDiv(hval(rows), g.tile[0]);
+  if (g.epilogue >= 0) {  // a block takes tiles in turn, 8 blocks a multiprocessor at most
+    l.grid[0] = hmin(l.grid[0] * l.grid[1], hc(8) * hmax(hop(HostExpr::Sms, {}), hc(1)));
+    l.grid[1] = hc(1);
+  }
   l.block[1] = hc(kThreads / 32);
-  return hblock(k.name, {hvar(rows, hsize(s.extent[0])), hvar(cols, hsize(s.extent[1])),
-                         hif(both(positive(hval(rows)), positive(hval(cols))), {l})});
+  steps.push_back(hif(both(positive(hval(rows)), positive(hval(cols))), {l}));
+  return hblock(k.name, std::move(steps));
 }
 
 // The first and last lattice index q of a piece along d that the stage
@@ -201,6 +214,7 @@ LaunchSchedule cudaLaunchSchedule(const CudaProgram& c) {
     if (g.tiledKernel()) {
       sc.steps.push_back(fusedSchedule(c, g, sc));
     } else if (s.kind == ir::Stage::Reduce) {
+      if (passes::epilogueGroupOf(*c.groups, g.sink)) continue;  // counted by that group's kernel
       sc.indexedPoints.push_back(reduceDomainPoints(s));
       sc.steps.push_back(scheduleReduceCuda(cudaReduceRequest(c, g.sink, &sc), sc));
     } else if (s.kind == ir::Stage::Scan) {

@@ -10,6 +10,7 @@
 #include "codegen/FusedKernelND_CUDA.h"
 #include "codegen/FusedLayout_CUDA.h"
 #include "codegen/FusedStaging_CUDA.h"
+#include "codegen/Select_CUDA.h"
 #include "codegen/StageFacts.h"
 
 namespace formac::codegen {
@@ -28,6 +29,15 @@ constexpr int kRows = 4;
 constexpr int kCols = 2;
 
 namespace {
+
+// A histogram counted by a fused kernel (FusionGroup::epilogue), in shared
+// memory after the tiles, 16-byte aligned: up to 320 bins a copy per lane
+// (bin b of lane j at [b * 32 + j], as Select_CUDA's own histogram: no two
+// lanes of a warp on one counter or bank, whatever the values; 40 KB at
+// most), up to 2048 a copy per warp, up to 8192 one a block, beyond none
+// (atomics straight into the result).
+int epilogueCopies(long long bins) { return bins <= 320 ? 32 : bins <= 2048 ? 8 : bins <= 8192 ? 1 : 0; }
+long long countsOffset(long long tiles) { return (tiles + 15) / 16 * 16; }
 
 // The kernel of a rank-2 group: one block per sink tile (FusedKernel_CUDA.h).
 class FusedWriter : public FusedStages {
@@ -55,15 +65,21 @@ class FusedWriter : public FusedStages {
     }
     os << " */\n";
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
+    if (g_.epilogue >= 0) os << counting().helpers;
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
        << "(" << r_.params << ") {\n";
-    std::string body = "  const I t0 = (I)blockIdx.y * " + std::to_string(TY()) + ";\n"
-                       "  const I t1 = (I)blockIdx.x * " + std::to_string(TX()) + ";\n"
-                       "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" +
-                       tiles() + boxes() + interiorFlag("  ") + lambdas();
-    for (size_t b = 0; b < L_.batches().size(); ++b) body += batchCode(b) + "  __syncthreads();\n";
-    body += sinkCode();
+    std::string body;
+    if (g_.epilogue >= 0) {
+      body = countingBody();
+    } else {
+      body = "  const I t0 = (I)blockIdx.y * " + std::to_string(TY()) + ";\n"
+             "  const I t1 = (I)blockIdx.x * " + std::to_string(TX()) + ";\n"
+             "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" +
+             tiles() + boxes() + interiorFlag("  ") + lambdas();
+      for (size_t b = 0; b < L_.batches().size(); ++b) body += batchCode(b) + "  __syncthreads();\n";
+      body += sinkCode();
+    }
     os << unusedParameters(n_.param, body) << body << "}\n\n";
     return os.str();
   }
@@ -424,6 +440,88 @@ class FusedWriter : public FusedStages {
            regionCode(sink, {sink}, inner, edge);
   }
 
+  // ---------------------------------------------- a histogram of the sink
+  // (FusionGroup::epilogue): each point of the tile counted as it is
+  // computed, into copies of the histogram in shared memory after the tiles,
+  // which the block then adds into the result (formac_counts, zeroed by the
+  // host first). Every point of the sink's extent is computed exactly once.
+  const ir::Stage& counted() const { return stage(g_.epilogue); }
+  HistogramCounting counting() const { return histogramCounting(counted(), r_.kernelName); }
+  std::string countsZeroed() const {
+    if (g_.epilogue < 0) return "";
+    long long bins = counted().reduction.bins;
+    int copies = epilogueCopies(bins);
+    if (!copies) return "";
+    std::string n = std::to_string(copies * bins);
+    return std::string(L_.sharedBytes() ? "" : "  extern __shared__ __align__(16) unsigned char formac_smem[];\n") +
+           "  /* " + counted().name + " = " + counted().origin + ": counted in shared memory, " +
+           (copies == 32 ? "a copy per lane, bin b of lane j at [b * 32 + j]" : copies > 1 ? "a copy per warp" : "one copy") +
+           " */\n"
+           "  unsigned* const formac_counted = reinterpret_cast<unsigned*>(formac_smem + " +
+           std::to_string(countsOffset(L_.sharedBytes())) + ");\n"
+           "  for (int formac_i = formac_tid; formac_i < " + n + "; formac_i += " + std::to_string(kCudaThreads) +
+           ") formac_counted[formac_i] = 0u;\n"
+           "  __syncthreads();\n";
+  }
+  // The kernel's body when it counts its sink: the block takes tiles in turn
+  // (its counts are added into the result once, after its last tile: one
+  // block a tile would make 256 global atomics on the same bins a tile, which
+  // the L2 serialises), blocks a 1-D grid of at most 8 a multiprocessor.
+  std::string countingBody() const {
+    std::string tile = "  const I t0 = formac_t / formac_tiles1 * " + std::to_string(TY()) + ";\n"
+                       "  const I t1 = formac_t % formac_tiles1 * " + std::to_string(TX()) + ";\n" +
+                       boxes() + interiorFlag("  ") + lambdas();
+    for (size_t b = 0; b < L_.batches().size(); ++b) tile += batchCode(b) + "  __syncthreads();\n";
+    tile += countedSinkCode() + "  __syncthreads();  /* the tiles are free for the next tile */\n";
+    return "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" + tiles() + countsZeroed() +
+           "  const I formac_tiles1 = ((I)(" + extent(g_.sink, 1) + ") + " + std::to_string(TX() - 1) + ") / " +
+           std::to_string(TX()) + ";\n"
+           "  const I formac_tiles = ((I)(" + extent(g_.sink, 0) + ") + " + std::to_string(TY() - 1) + ") / " +
+           std::to_string(TY()) + " * formac_tiles1;\n"
+           "  for (I formac_t = (I)blockIdx.x; formac_t < formac_tiles; formac_t += (I)gridDim.x) {\n" +
+           indentLines(tile, "  ") + "  }\n" + countsAdded();
+  }
+  std::string countsAdded() const {
+    long long bins = counted().reduction.bins;
+    int copies = epilogueCopies(bins);
+    if (!copies) return "";
+    std::string B = std::to_string(bins);
+    return "  for (int formac_b = formac_tid; formac_b < " + B + "; formac_b += " + std::to_string(kCudaThreads) +
+           ") {\n"
+           "    unsigned long long formac_s = 0;\n" +
+           (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
+                           "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += formac_counted[formac_b * 32 + "
+                           "(formac_w + formac_b) % 32];\n"
+                         : "    for (int formac_w = 0; formac_w < " + std::to_string(copies) +
+                               "; ++formac_w) formac_s += formac_counted[formac_w * " + B + " + formac_b];\n") +
+           "    if (formac_s) atomicAdd(formac_counts + formac_b, formac_s);\n"
+           "  }\n";
+  }
+  std::string countedSinkCode() const {
+    int sink = g_.sink;
+    long long bins = counted().reduction.bins;
+    int copies = epilogueCopies(bins);
+    HistogramCounting c = counting();
+    std::string B = std::to_string(bins);
+    std::string at = copies == 0    ? "formac_counts + formac_b, 1ull"
+                     : copies == 1  ? "formac_counted + formac_b, 1u"
+                     : copies == 32 ? "formac_counted + formac_b * 32 + formac_tid % 32, 1u"
+                                    : "formac_counted + (formac_tid / 32 % " + std::to_string(copies) + ") * " + B +
+                                          " + formac_b, 1u";
+    auto count = [&](const std::string& v) {
+      return "{ const " + cType(stage(sink).type) + " formac_x = " + v + "; const int formac_b = " + c.bin + "; " +
+             (c.every ? "" : "if (formac_b >= 0) ") + "atomicAdd(" + at + "); }";
+    };
+    Store inner = [&](int, const std::string&, const std::string&, const std::string& v) { return count(v); };
+    Store edge = [&](int, const std::string&, const std::string&, const std::string& v) {
+      return "if (q0 < rows && q1 < cols) " + count(v);
+    };
+    std::string t = "  /* " + name(sink) + ": every point of the tile (0 outside its valid box), counted into " +
+                    counted().name + ", never stored */\n  const I rows = " + extent(sink, 0) + ", cols = " +
+                    extent(sink, 1) + ";\n" + regionCode(sink, {sink}, inner, edge);
+    return t;
+  }
+
   const GroupLayout L_;
   const StagedCopies staging_{p_, n_};
   // The staged inputs that reads go to, while the staged sweep is written.
@@ -439,7 +537,11 @@ std::string fusedKernelSource(const FusedKernelRequest& r) {
 }
 
 long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) {
-  return g.tile.size() == 2 ? GroupLayout(p, g).sharedBytes() : fusedSharedBytesND(p, g);
+  if (g.tile.size() != 2) return fusedSharedBytesND(p, g);
+  long long tiles = GroupLayout(p, g).sharedBytes();
+  if (g.epilogue < 0) return tiles;
+  long long bins = p.stages[static_cast<size_t>(g.epilogue)].reduction.bins;
+  return epilogueCopies(bins) ? countsOffset(tiles) + 4 * bins * epilogueCopies(bins) : tiles;
 }
 
 std::string asyncCopyHelpers() {

@@ -52,18 +52,25 @@ std::string shiftBin(ScalarKind elem, const ir::Reduction& red, bool* every) {
   return "((long long)formac_x >= (" + str(lo) + "LL) && (long long)formac_x < (" + str(hi) + "LL) ? " + bin + " : -1)";
 }
 
+// NAME_bin(x): the bin of value x by the rule (ir/Pipeline.h), -1 if it is not counted.
+std::string binFunction(const ir::Stage& s, const std::string& name) {
+  const ir::Reduction& red = s.reduction;
+  std::string lo = doubleLiteral(red.lo), hi = doubleLiteral(red.hi), B = str(red.bins);
+  return "/* " + s.name + ": the bin of value x by the rule (ir/Pipeline.h), -1 if it is not counted. */\n"
+         "static __device__ __forceinline__ int " + name + "_bin(const double formac_x) {\n"
+         "  const double formac_b = floor(__ddiv_rn(__dmul_rn(__dsub_rn(formac_x, " + lo + "), " + B + ".0), " +
+         hi + " - " + lo + "));\n"
+         "  return formac_x >= " + lo + " && formac_x < " + hi + " && formac_b >= 0.0 && formac_b < " + B +
+         ".0 ? (int)formac_b : -1;\n}\n\n";
+}
+
 std::string histogramKernels(const ReduceCuda& r) {
   const ir::Reduction& red = r.stage->reduction;
   ScalarKind elem = elementOf(*r.stage);
-  std::string lo = doubleLiteral(red.lo), hi = doubleLiteral(red.hi), B = str(red.bins), C = str(histogramCopies(red.bins));
+  std::string B = str(red.bins), C = str(histogramCopies(red.bins));
   long long vlo = 0, vhi = 0;
   if (!isFloating(elem)) integerRange(elem, &vlo, &vhi);
-  std::string t = "/* " + r.stage->name + ": the bin of value x by the rule (ir/Pipeline.h), -1 if it is not counted. */\n"
-                  "static __device__ __forceinline__ int " + r.name + "_bin(const double formac_x) {\n"
-                  "  const double formac_b = floor(__ddiv_rn(__dmul_rn(__dsub_rn(formac_x, " + lo + "), " + B + ".0), " +
-                  hi + " - " + lo + "));\n"
-                  "  return formac_x >= " + lo + " && formac_x < " + hi + " && formac_b >= 0.0 && formac_b < " + B +
-                  ".0 ? (int)formac_b : -1;\n}\n\n";
+  std::string t = binFunction(*r.stage, r.name);
   bool every = false;
   std::string shift = shiftBin(elem, red, &every);
   bool table8 = elem == ScalarKind::Int8 && shift.empty();
@@ -304,6 +311,13 @@ HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 }
 
 }  // namespace
+
+HistogramCounting histogramCounting(const ir::Stage& s, const std::string& name) {
+  HistogramCounting c;
+  c.bin = shiftBin(elementOf(s), s.reduction, &c.every);
+  if (c.bin.empty()) c.helpers = binFunction(s, name), c.bin = name + "_bin((double)formac_x)";
+  return c;
+}
 
 bool isSelection(ReduceOp op) { return op == ReduceOp::Histogram || op == ReduceOp::Where || op == ReduceOp::TopK; }
 

@@ -38,6 +38,17 @@
 
 namespace formac::codegen {
 
+// A histogram's values counted in another kernel (a fused stencil's
+// epilogue, passes/KernelEpilogue.h): `helpers` (device functions, named
+// from `name`) give `bin`, the int bin of a value formac_x of the stage's
+// element type, -1 when it is not counted (never, if `every`).
+struct HistogramCounting {
+  std::string helpers;
+  std::string bin;
+  bool every = false;
+};
+HistogramCounting histogramCounting(const ir::Stage& s, const std::string& name);
+
 bool isSelection(ir::ReduceOp op);  // histogram, where, topk
 // The scratch of such a stage: this many long long.
 HostExpr selectScratchCuda(const ir::Stage& s);

@@ -6,6 +6,7 @@
 
 #include "ir/Edges.h"
 #include "passes/FusionPlan.h"
+#include "passes/KernelEpilogue.h"
 
 namespace formac::passes {
 namespace {
@@ -31,7 +32,7 @@ ExprPtr rewrite(const ExprPtr& e, int stage, const ExprPtr& with, int shift) {
 // A producer of reduction or scan `r` that may be absorbed into it, or -1. Stages in
 // `dead` were absorbed already: their reads no longer count.
 int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::Edge>& edges,
-               const std::set<int>& dead) {
+               const std::set<int>& dead, bool forEpilogues) {
   std::set<int> outputs(p.outputs.begin(), p.outputs.end());
   std::set<int> candidates, refused;
   ir::forEachExpr(inputOf(r).body, [&](const Expr& e) {
@@ -42,6 +43,7 @@ int absorbable(const ir::Pipeline& p, const ir::Stage& r, const std::vector<ir::
   for (int c : candidates) {
     const ir::Stage& s = p.stages[static_cast<size_t>(c)];
     if (refused.count(c) || outputs.count(c) || s.kind != ir::Stage::Computed || !coversWholeExtent(p, s)) continue;
+    if (forEpilogues && keepsStencilForEpilogue(p, r, c)) continue;
     bool onlyHere = true;
     for (const auto& e : edges)
       onlyHere = onlyHere && (e.producer != c || e.consumer == r.id || dead.count(e.consumer));
@@ -114,14 +116,14 @@ void removeStages(ir::Pipeline& p, const std::set<int>& dead) {
 
 }  // namespace
 
-void fuseReductions(ir::Pipeline& p) {
+void fuseReductions(ir::Pipeline& p, bool forEpilogues) {
   std::set<int> dead;
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<ir::Edge> edges = ir::collectEdges(p);
     for (const auto& s : p.stages) {
       if (s.kind != ir::Stage::Reduce && s.kind != ir::Stage::Scan) continue;
-      int producer = absorbable(p, s, edges, dead);
+      int producer = absorbable(p, s, edges, dead, forEpilogues);
       if (producer < 0 || dead.count(producer)) continue;
       absorb(p, s.id, producer);
       dead.insert(producer);

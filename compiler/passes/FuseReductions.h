@@ -20,6 +20,8 @@
 
 namespace formac::passes {
 
-void fuseReductions(ir::Pipeline& p);
+// forEpilogues (CUDA): a rank-2 stencil that a histogram counts exactly is
+// left out of its loop, for kernel-epilogue (KernelEpilogue.h).
+void fuseReductions(ir::Pipeline& p, bool forEpilogues = false);
 
 }  // namespace formac::passes

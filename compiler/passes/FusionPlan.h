@@ -62,6 +62,10 @@ struct FusionGroup {
   // rows one column a thread, border blocks point by point, no forms for
   // fewer registers), so that nvcc's time stays bounded.
   bool compact = false;
+  // CUDA: the Reduce stage (a histogram) that the group's kernel counts each
+  // point of its sink into, the sink then never stored; -1: none
+  // (KernelEpilogue.h).
+  int epilogue = -1;
   bool fused() const { return !members.empty(); }
   // Whether the group's code is the tiled kernel: fused, or tiled alone.
   bool tiledKernel() const { return fused() || tiledAlone; }

@@ -2,6 +2,7 @@
 
 #include "eval/Evaluator.h"
 #include "passes/FuseReductions.h"
+#include "passes/KernelEpilogue.h"
 
 namespace formac::passes {
 namespace {
@@ -11,9 +12,12 @@ namespace {
 void foldConstantsPass(LoweredPipeline& l) { eval::foldConstants(l.pipeline); }
 
 void fuseReductionsPass(LoweredPipeline& l) {
-  if (l.target.fuse) fuseReductions(l.pipeline);
+  if (l.target.fuse) fuseReductions(l.pipeline, l.target.kind == Target::Cuda);
 }
 
+void kernelEpiloguePass(LoweredPipeline& l) {
+  if (l.target.kind == Target::Cuda && l.target.fuse) planKernelEpilogues(l.pipeline, l.groups);
+}
 void proveLocalFixpointPass(LoweredPipeline& l) {
   for (const auto& s : l.pipeline.stages)
     if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0)
@@ -41,6 +45,10 @@ const std::vector<Pass>& passList() {
        "every computed stage is the sink of one group or a member of one, with its halo, the "
        "group's tile and which members are recomputed where they are read (seed 003)",
        planFusionPass},
+      {"kernel-epilogue",
+       "CUDA: a histogram of a rank-2 stencil's image, counted exactly, is counted by the "
+       "stencil's tiled kernel as it computes each point, and the image is never stored",
+       kernelEpiloguePass},
       {"prove-local-fixpoint",
        "every do loop is marked as a monotone propagation, whose rounds may run to a local "
        "fixed point inside tiles, or says why it is not one",

@@ -73,6 +73,11 @@ class PlanText {
           << (g.onePass ? ", one pass" : ", swept in passes") << "\n";
     else if (!g.notTiled.empty())
       os_ << "  not tiled: " << g.notTiled << "\n";
+    if (g.epilogue >= 0) {
+      os_ << "  counted into " << ir::displayName(l_.pipeline, g.epilogue)
+          << " by this kernel as each point is computed, never stored (kernel-epilogue)\n";
+      return;
+    }
     const std::string& why = l_.whyMaterialised[static_cast<size_t>(g.sink)];
     os_ << "  in memory" << (why.empty() ? "" : ": " + why) << "\n";
   }

@@ -110,6 +110,30 @@ t = topk(g, 100);
 return h, w, t;
 )", r3));
 
+  // Histograms of rank-2 stencils (CUDA: counted by the stencil's tiled
+  // kernel as each point is computed, never stored; passes/KernelEpilogue.h):
+  // shift rules and the rule's function, a copy of the counts a warp (256
+  // bins), one a block (3000) and none (10000: atomics into the result), a
+  // fused chain, and a stencil that another stage reads too (stored).
+  out.push_back(make("reduce_hist_stencil", R"(stencil grad(vector#2 int8 X) {
+  return cast<int8>((absd(X@[1,0], X@[-1,0]) + absd(X@[0,1], X@[0,-1])) / 2);
+}
+stencil diff(vector#2 float X) { return X@[0,1] - X@[0,-1] + 0.5 * X@[1,1]; }
+stencil box(vector#2 float X) { return (X@[-1,0] + X + X@[1,0]) / 3; }
+stencil steps(vector#2 float X) { return cast<int16>(X * 700); }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 bytes[M,N];
+h_shift = histogram(grad(bytes:clamped), 256, 0, 256);
+h_rule = histogram(diff(img:mirror), 61, -2.5, 3);
+h_block = histogram(diff(box(img:clamped):wrap), 3000, -4, 4);
+h_global = histogram(diff(img:constant(0.25)), 10000, -3, 3);
+d = diff(img:clamped);
+h_shared = histogram(d, 100, -2, 2);
+h_words = histogram(steps(box(img:mirror)), 64, -512, 512);
+return h_shift, h_rule, h_block, h_global, h_shared, d, h_words;
+)", {{13, 17}, {1, 1}, {1, 70}, {70, 1}, {0, 3}, {33, 65}, {97, 131}, {300, 257}, {1031, 2049}}));
+
   // where over more than 32 CUDA tiles of 8 chunks (16384 points): a tile's
   // look-back reads the words of the tiles before it 32 at a time, and goes
   // on past a window without a tile whose total is published.
