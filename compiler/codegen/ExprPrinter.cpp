@@ -401,6 +401,12 @@ class CExprPrinter {
           out_ += "((" + cType(e.type) + ")";
           return call(f ? "formac_ftoi_f(" : "formac_ftoi(", e, "))");
         }
+        // C: a float just rounded from a double and widened again goes
+        // through formac_widen_rounded, which gcc 12's basic-block vectorizer
+        // cannot fold to the double itself (it drops the rounding of
+        // (double)(float)x, also through a local; progfuzz s2828000093).
+        if (!ctx_.cuda && !e.type.isStruct() && e.type.scalar == ScalarKind::Double && roundedFromDouble(*e.args[0]))
+          return call("formac_widen_rounded(", e, ")");
         out_ += "((" + cType(e.type) + ")";
         return call("", e, ")");
       case Expr::Field:
@@ -417,6 +423,16 @@ class CExprPrinter {
 
  private:
   void text(const std::string& a, const std::string& b, const std::string& c) { out_ += a, out_ += b, out_ += c; }
+
+  // Whether `x` is a float rounded from a double: a cast, or a local whose value is one.
+  bool roundedFromDouble(const Expr& x) const {
+    if (x.type.isStruct() || x.type.scalar != ScalarKind::Float) return false;
+    if (x.kind == Expr::Cast)
+      return !x.args.empty() && !x.args[0]->type.isStruct() && x.args[0]->type.scalar == ScalarKind::Double;
+    if (x.kind == Expr::Local && static_cast<size_t>(x.local) < ctx_.letValues.size() && ctx_.letValues[x.local])
+      return roundedFromDouble(*ctx_.letValues[x.local]);
+    return false;
+  }
 
   // open, then the arguments from `first` on separated by `sep`, then close.
   void call(const std::string& open, const Expr& e, const std::string& sep, const std::string& close,

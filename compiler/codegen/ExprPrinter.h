@@ -19,6 +19,8 @@ struct ExprContext {
   const ir::Pipeline* pipeline = nullptr;
   std::vector<std::string> q;       // C names of the lattice indices
   std::vector<std::string> lets;    // C names of the body's Lets
+  // The Lets' values, where known (parallel to `lets`; shorter: unknown).
+  std::vector<const ir::Expr*> letValues;
   std::vector<std::string> params;  // C names of the parameters (for symbolic sizes)
   bool checked = true;              // border code: resolve boundary modes
   // C expression for the extent of stage `id` along `dim`.

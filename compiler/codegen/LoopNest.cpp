@@ -316,6 +316,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
       t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
     }
     ctx.lets.push_back(name);
+    ctx.letValues.push_back(l.value.get());
   }
   if (!o.resultVariable.empty())
     return t + ind + o.resultVariable + " = " + printCExpr(*pc.body.result, ctx) + ";\n";

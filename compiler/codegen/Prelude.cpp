@@ -168,6 +168,19 @@ std::string helperPrelude(const std::string& q, bool cuda) {
   s += q + " long long formac_ftoi_l(double x) {\n"
            "  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (long long)x\n"
            "                                                                   : (-9223372036854775807LL - 1);\n}\n";
+  if (!cuda)
+    s += "/* A float rounded from a double, widened again: gcc 12's basic-block vectorizer\n"
+         "   folds (double)(float)x to x, dropping the rounding; an empty asm hides where\n"
+         "   the float came from. */\n" +
+         q + " double formac_widen_rounded(float f) {\n"
+             "#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))\n"
+             "  __asm__(\"\" : \"+x\"(f));\n"
+             "#elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__)\n"
+             "  __asm__(\"\" : \"+w\"(f));\n"
+             "#elif defined(__GNUC__) && !defined(__clang__)\n"
+             "  __asm__(\"\" : \"+m\"(f));\n"
+             "#endif\n"
+             "  return f;\n}\n";
   s += "/* Index arithmetic: floor and ceiling division, max and min. */\n";
   s += q + " long long formac_floordiv(long long a, long long b) {\n"
            "  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";

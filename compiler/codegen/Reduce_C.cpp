@@ -333,6 +333,11 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   // formac_v (the value at lattice index q, linear index formac_k), `end`
   // ends it.
   const bool reads = mentions(point, qr);  // whether the point's code reads its index along the run
+  // Along a dimension, the indices of the other dimensions that the point's
+  // code does not read (a value of scalars only) stay quiet for -Wunused.
+  if (carry.empty())
+    for (int d = 0; d < rank; ++d)
+      if (d != run && !mentions(point, q(d))) start += "(void)" + q(d) + ";\n";
   auto chunkLoop = [&](const std::string& init, const std::string& add, const std::string& end) {
     std::string runs;
     if (a.lanes && add == a.add && !checked && run == rank - 1) {

@@ -465,6 +465,22 @@ vector#2 float y[M,N];
 vector#2 int8 z[M,N];
 return f(x, y), g(z, -2);
 )"));
+  // A float rounded from a double and widened again, in a struct's fields
+  // and through a local: gcc 12's basic-block vectorizer folded
+  // (double)(float)x to x (progfuzz s2828000093); formac_widen_rounded.
+  out.push_back(make("round_trip_float", R"(struct u3 { double x; double y; double z; }
+stencil f(vector#2 double Y) { return cast<float>(Y@[0,1]); }
+stencil g(vector#2 double X, double s) {
+  a = cast<float>(X * s);
+  b = cast<float>(X@[1,0] - s);
+  return cast<double>(a) * 2.0 + cast<double>(b);
+}
+parameter M, N;
+vector#2 u3 col[M,N];
+vector#2 double d[M,N];
+double s;
+return f(col:clamped), g(d:mirror, s);
+)"));
   out.push_back(make("wide_struct", R"(struct deep { uint16 u; int64 w; int8 c; }
 stencil mk(vector#2 uint16 U, vector#2 int64 W) { return struct deep(U@[0,1] * 2, W * U, U / 257); }
 stencil use(vector#2 deep D, int64 k) { return cast<uint16>(D.u + D@[1,0].w % 1000 + D.c + k); }

@@ -179,6 +179,18 @@ h_shift = histogram(bytes, 300, -44, 256);
 return s, h_seven, h_shift;
 )", {{13, 17}, {1, 1}, {0, 3}, {70, 130}, {3, 2049}, {30, 4099}}));
 
+  // A reduction along a dimension of a value that reads no index (the C
+  // chunk loop declared the other dimensions' indices unread; progfuzz
+  // s2828000017).
+  out.push_back(make("reduce_dim_unread_index", R"(stencil k(vector#2 int8 P, int v) { return cast<int16>(v); }
+parameter M, N;
+vector#2 int8 img[2*M+1,N];
+r = any(img);
+c0 = count(k(img[.., 2..N-1], r), 0);
+c1 = sum(k(img, 3), 1);
+return c0, c1;
+)", {{1, 1}, {1, 3}, {0, 5}, {6, 7}, {1100, 4}}));
+
   // Sums of more than 2048 chunks: the partials' rule has a level of its
   // own (CUDA: two groups of partials, each combined by the warp that
   // completes it, then the top group).
