@@ -189,6 +189,7 @@ class Gen:
         self.red_used = set()   # those passed to a stencil's scalar parameter
         self.force_scalar = None  # a scalar argument the next stencil call must take
         self.scan_outs = []     # scans and their box filters, returned when nothing reads them
+        self.select_outs = []   # histograms, where and topk results: always returned
         self.loop_it = None     # the iterator of the `do` loop being written (loops.py)
         self.loop_iters = []    # the iterators of the program's `do` loops
         self.loop_outs = []     # the loops' results (X<i>), returned when nothing reads them
@@ -952,6 +953,37 @@ class Gen:
                 extra.append(n)
         return extra
 
+    # -------------------------------------------------------------- selections
+    # histogram's [LO, HI) per element type, over the values the images mostly take.
+    HIST_RANGES = {'int8': ('0', '256'), 'int16': ('-3000', '3001.5'), 'uint16': ('0', '65536'),
+                   'int': ('-1000', '1000'), 'int64': ('-1000', '1000.5'), 'float': ('-4', '4'),
+                   'double': ('-4.25', '4')}
+
+    def st_select(self, r):
+        """`h = histogram(x, BINS, LO, HI);`, `w = where(x, K);` or `t =
+        topk(x, K);` (LANGUAGE.md §7; int64[BINS] or int64[K]) of an earlier
+        image, mostly a computed one (a stencil's: CUDA counts a histogram of
+        a rank-2 stencil in the stencil's kernel), or one field of a struct
+        image; returned beside the images. Choices come from `r`, the
+        program's selection stream."""
+        computed = [i for i in self.pool if i not in self.inputs]
+        src = r.choice(computed if computed and r.random() < 0.75 else self.pool)
+        text, elem = src.text, src.type
+        if src.struct:
+            f, elem = r.choice(src.struct)
+            text += '.' + f
+        src.uses += 1
+        k = r.random()
+        if k < 0.6:
+            name = self.fresh('h')
+            lo, hi = self.HIST_RANGES[elem]
+            line = '%s = histogram(%s, %d, %s, %s);' % (name, text, r.choice([1, 7, 61, 256, 300, 3000, 10000]), lo, hi)
+        else:
+            name = self.fresh('w' if k < 0.8 else 't')
+            line = '%s = %s(%s, %d);' % (name, 'where' if k < 0.8 else 'topk', text, r.choice([1, 3, 64, 700]))
+        self.lines.append(line)
+        self.select_outs.append(name)
+
     # -------------------------------------------------------------- scans
     # Point-wise producers of a scanned image (offset 0 only, so that fusion
     # may compute them inside the scan): (text over X, its type given X's).
@@ -1141,6 +1173,9 @@ class Gen:
         # `do` loops: one program in five of 'mixed', every one of 'loop'.
         lp = random.Random('%s:loop' % self.seed)
         with_loop = self.profile == 'loop' or (self.profile == 'mixed' and lp.random() < 0.2)
+        # Histograms, where and topk: one program in six of 'mixed'.
+        sl = random.Random('%s:select' % self.seed)
+        with_select = self.profile == 'mixed' and sl.random() < 1 / 6
         decls = []
         if self.params:
             decls.append('parameter %s;' % ', '.join(self.params))
@@ -1229,6 +1264,9 @@ class Gen:
             self.st_scan(sc)
         if with_loop and (not self.loop_iters or lp.random() < 0.2):
             self.st_loop(lp)
+        if with_select:
+            for _ in range(sl.choice([1, 1, 2])):
+                self.st_select(sl)
         consumers = []
         extra = self.use_reductions(red, consumers) if with_red else []
         # results: the sinks first
@@ -1260,6 +1298,8 @@ class Gen:
             # whole-image reductions returned beside the images (`return a, m;`),
             # or in their place
             ret = ', '.join(extra) if red.random() < 0.1 else ret + ', ' + ', '.join(extra)
+        if self.select_outs:
+            ret += ', ' + ', '.join(self.select_outs)
         text = ['// progfuzz seed=%s sizes=%s' % (self.seed, ','.join('x'.join(map(str, p)) for p in self.runs))]
         text += self.imports
         text += self.structs
@@ -1302,7 +1342,7 @@ def generate(seed, profile='mixed'):
 def has_reductions(text):
     """Whether the program has a reduction statement (`m = max(img);`): the
     generator writes no other statement that starts with one of their names."""
-    return re.search(r'^[A-Za-z_]\w* = (sum|min|max|count|any|all)\(', text, re.M) is not None
+    return re.search(r'^[A-Za-z_]\w* = (sum|min|max|count|any|all|histogram|where|topk)\(', text, re.M) is not None
 
 
 def sizes_of(text):
