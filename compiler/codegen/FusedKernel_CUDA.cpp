@@ -30,13 +30,9 @@ constexpr int kCols = 2;
 
 namespace {
 
-// A histogram counted by a fused kernel (FusionGroup::epilogue), in shared
-// memory after the tiles, 16-byte aligned: up to 320 bins a copy per lane
-// (bin b of lane j at [b * 32 + j], as Select_CUDA's own histogram: no two
-// lanes of a warp on one counter or bank, whatever the values; 40 KB at
-// most), up to 2048 a copy per warp, up to 8192 one a block, beyond none
-// (atomics straight into the result).
-int epilogueCopies(long long bins) { return bins <= 320 ? 32 : bins <= 2048 ? 8 : bins <= 8192 ? 1 : 0; }
+// A histogram counted by a fused kernel (FusionGroup::epilogue) keeps its
+// copies (Select_CUDA.h, histogramCopies) in shared memory after the tiles,
+// 16-byte aligned.
 long long countsOffset(long long tiles) { return (tiles + 15) / 16 * 16; }
 
 // The kernel of a rank-2 group: one block per sink tile (FusedKernel_CUDA.h).
@@ -450,7 +446,7 @@ class FusedWriter : public FusedStages {
   std::string countsZeroed() const {
     if (g_.epilogue < 0) return "";
     long long bins = counted().reduction.bins;
-    int copies = epilogueCopies(bins);
+    int copies = histogramCopies(bins);
     if (!copies) return "";
     std::string n = std::to_string(copies * bins);
     return std::string(L_.sharedBytes() ? "" : "  extern __shared__ __align__(16) unsigned char formac_smem[];\n") +
@@ -483,24 +479,13 @@ class FusedWriter : public FusedStages {
   }
   std::string countsAdded() const {
     long long bins = counted().reduction.bins;
-    int copies = epilogueCopies(bins);
-    if (!copies) return "";
-    std::string B = std::to_string(bins);
-    return "  for (int formac_b = formac_tid; formac_b < " + B + "; formac_b += " + std::to_string(kCudaThreads) +
-           ") {\n"
-           "    unsigned long long formac_s = 0;\n" +
-           (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
-                           "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += formac_counted[formac_b * 32 + "
-                           "(formac_w + formac_b) % 32];\n"
-                         : "    for (int formac_w = 0; formac_w < " + std::to_string(copies) +
-                               "; ++formac_w) formac_s += formac_counted[formac_w * " + B + " + formac_b];\n") +
-           "    if (formac_s) atomicAdd(formac_counts + formac_b, formac_s);\n"
-           "  }\n";
+    if (!histogramCopies(bins)) return "";
+    return histogramCountsAdded(bins, "formac_counted", "formac_counts", "formac_tid", std::to_string(kCudaThreads));
   }
   std::string countedSinkCode() const {
     int sink = g_.sink;
     long long bins = counted().reduction.bins;
-    int copies = epilogueCopies(bins);
+    int copies = histogramCopies(bins);
     HistogramCounting c = counting();
     std::string B = std::to_string(bins);
     std::string at = copies == 0    ? "formac_counts + formac_b, 1ull"
@@ -541,7 +526,8 @@ long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) 
   long long tiles = GroupLayout(p, g).sharedBytes();
   if (g.epilogue < 0) return tiles;
   long long bins = p.stages[static_cast<size_t>(g.epilogue)].reduction.bins;
-  return epilogueCopies(bins) ? countsOffset(tiles) + 4 * bins * epilogueCopies(bins) : tiles;
+  int copies = histogramCopies(bins);
+  return copies ? countsOffset(tiles) + 4 * bins * copies : tiles;
 }
 
 std::string asyncCopyHelpers() {

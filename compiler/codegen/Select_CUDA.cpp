@@ -20,12 +20,6 @@ namespace rc = reduce_cuda;
 
 // ------------------------------------------------------------ histogram
 
-// Bins counted in shared memory: up to kLaneBins, 32 copies interleaved
-// (bin b of lane j at [b * 32 + j]: a lane always hits its own bank, and no
-// two lanes of a warp the same counter, whatever the values); up to 1024, a
-// copy per warp; up to 8192, one per block; beyond, straight into the result.
-const long long kLaneBins = 320;
-int histogramCopies(long long bins) { return bins <= kLaneBins ? 32 : bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
 bool smallTable(ScalarKind k) { return k == ScalarKind::Int16 || k == ScalarKind::Uint16; }
 // Blocks a histogram kernel keeps per SM (the 32 interleaved copies take 40 KB at most).
 int histogramBlocksPerSm(long long bins) { return histogramCopies(bins) == 32 ? 4 : 8; }
@@ -146,14 +140,7 @@ std::string histogramKernels(const ReduceCuda& r) {
   }
   if (copies != 32) t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
   if (copies)
-    t += "  __syncthreads();\n"
-         "  for (int formac_b = (int)threadIdx.x; formac_b < " + B + "; formac_b += (int)blockDim.x) {\n"
-         "    unsigned long long formac_s = 0;\n" +
-         (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
-                         "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += formac_h[formac_b * 32 + (formac_w + formac_b) % 32];\n"
-                       : "    for (int formac_w = 0; formac_w < " + C + "; ++formac_w) formac_s += formac_h[formac_w * " + B + " + formac_b];\n") +
-         "    if (formac_s) atomicAdd(formac_out + formac_b, formac_s);\n"
-         "  }\n";
+    t += "  __syncthreads();\n" + histogramCountsAdded(red.bins, "formac_h", "formac_out", "(int)threadIdx.x", "(int)blockDim.x");
   return t + "}\n\n";
 }
 
@@ -311,6 +298,23 @@ HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 }
 
 }  // namespace
+
+int histogramCopies(long long bins) { return bins <= kLaneBins ? 32 : bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
+
+std::string histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
+                                 const std::string& thread, const std::string& threads) {
+  int copies = histogramCopies(bins);
+  std::string B = str(bins);
+  return "  for (int formac_b = " + thread + "; formac_b < " + B + "; formac_b += " + threads + ") {\n"
+         "    unsigned long long formac_s = 0;\n" +
+         (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
+                         "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += " + counts +
+                             "[formac_b * 32 + (formac_w + formac_b) % 32];\n"
+                       : "    for (int formac_w = 0; formac_w < " + str(copies) + "; ++formac_w) formac_s += " + counts +
+                             "[formac_w * " + B + " + formac_b];\n") +
+         "    if (formac_s) atomicAdd(" + out + " + formac_b, formac_s);\n"
+         "  }\n";
+}
 
 HistogramCounting histogramCounting(const ir::Stage& s, const std::string& name) {
   HistogramCounting c;

@@ -38,6 +38,19 @@
 
 namespace formac::codegen {
 
+// Copies of a histogram a block counts into in shared memory: up to
+// kLaneBins bins, 32 interleaved (bin b of lane j at [b * 32 + j]: a lane
+// always hits its own bank, and no two lanes of a warp the same counter,
+// whatever the values); up to 1024, a copy per warp; up to 8192, one per
+// block; beyond, none (atomics straight into the result).
+constexpr long long kLaneBins = 320;
+int histogramCopies(long long bins);
+// After a block's counting: its copies (`counts`, histogramCopies(bins) of
+// them) summed per bin and added into the int64 result `out`, by threads
+// from `thread` on in steps of `threads`.
+std::string histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
+                                 const std::string& thread, const std::string& threads);
+
 // A histogram's values counted in another kernel (a fused stencil's
 // epilogue, passes/KernelEpilogue.h): `helpers` (device functions, named
 // from `name`) give `bin`, the int bin of a value formac_x of the stage's

@@ -86,6 +86,12 @@ ArrayView fromDlpack(py::handle given, DeviceCall& call) {
   return fromCapsule(given.attr("__dlpack__")(py::arg("stream") = stream), call, device);
 }
 
+// torch's C module (imported once, at the first torch array).
+py::handle torchC() {
+  static py::handle m = py::module_::import("torch._C").release();
+  return m;
+}
+
 DeviceCall::Library libraryOf(py::handle given) {
   // By the array's type, found once a type (the cache keeps the type alive).
   static std::map<PyObject*, DeviceCall::Library> known;
@@ -174,9 +180,8 @@ ArrayView viewOf(const std::string& program, const std::string& what, const Imag
     // does not export (one that requires grad, a conjugate view) and a dtype
     // that formac has no name for take the attributes, which name torch's
     // dtypes in messages.
-    static py::handle torchC = py::module_::import("torch._C").release();
     static py::handle toDlpack =
-        py::hasattr(torchC, "_to_dlpack") ? py::object(torchC.attr("_to_dlpack")).release() : py::handle();
+        py::hasattr(torchC(), "_to_dlpack") ? py::object(torchC().attr("_to_dlpack")).release() : py::handle();
     if (toDlpack) {
       py::object capsule;
       try {
@@ -265,10 +270,9 @@ void startDeviceCall(py::handle first, DeviceCall& call) {
   if (call.library == DeviceCall::Torch) {
     // torch's raw current stream (what torch.cuda.current_stream(0).cuda_stream
     // gives, without building a Stream object: microseconds a call).
-    static py::handle torchC = py::module_::import("torch._C").release();
-    static bool raw = py::hasattr(torchC, "_cuda_getCurrentRawStream");
+    static bool raw = py::hasattr(torchC(), "_cuda_getCurrentRawStream");
     static py::handle currentStream =
-        raw ? py::object(torchC.attr("_cuda_getCurrentRawStream")).release()
+        raw ? py::object(torchC().attr("_cuda_getCurrentRawStream")).release()
             : py::object(py::module_::import("torch.cuda").attr("current_stream")).release();
     py::object s = currentStream(0);
     call.stream = reinterpret_cast<void*>((raw ? s : s.attr("cuda_stream")).cast<uintptr_t>());

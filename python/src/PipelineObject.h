@@ -33,11 +33,10 @@ class PipelineObject {
   PipelineObject(CompiledPipeline compiled, const std::string& target);
 
   pybind11::object call(const pybind11::args& args, const pybind11::kwargs& kwargs);
-  // The seconds of `repeat` runs through the C++ API alone
-  // (CompiledPipeline::run, or runOnDevice and a wait) on these arguments:
-  // what the same call costs from C++, for bench/python.
-  // Seconds a run through the C++ API alone, per round of `perRound` runs
-  // (cuda: enqueued, then one wait).
+  // Seconds a run through the C++ API alone (CompiledPipeline::run, or
+  // runOnDevice) on these arguments, per round of `perRound` runs (cuda:
+  // enqueued, then one wait): what the same call costs from C++, for
+  // bench/python.
   std::vector<double> timeNative(int rounds, int perRound, const pybind11::args& args,
                                  const pybind11::kwargs& kwargs);
 

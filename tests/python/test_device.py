@@ -99,6 +99,13 @@ def test_out_given_is_used_in_place(harris, rng):
     assert (out == 5.0).all()  # the stand-in's kernels write nothing, and no memset ran
 
 
+PLACED = """parameter M, N;
+vector#2 float src[M,N];
+placed[1..,3..,5..] = src;
+return placed;
+"""
+
+
 def test_output_with_uncomputed_points_is_zeroed(log, rng):
     """A placement leaves points that no stage computes: they are zeroed first."""
     try:
@@ -110,13 +117,6 @@ def test_output_with_uncomputed_points_is_zeroed(log, rng):
     placed(GpuArray(random_image(rng, (4, 5), np.float32)), out=GpuArray(out))
     assert not out.any()
     assert lines(log)[0] == "memset %d bytes stream 0" % out.nbytes
-
-
-PLACED = """parameter M, N;
-vector#2 float src[M,N];
-placed[1..,3..,5..] = src;
-return placed;
-"""
 
 
 def test_dlpack_input_gets_the_default_stream(harris, rng):
