@@ -151,23 +151,32 @@ std::string pointValue(const ReduceCuda& r, const std::string& ind) {
          emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" + emitPointBody(lo, true, ind + "  ") + ind + "}\n";
 }
 
-// The chunks of `len` values from chunk `first` on, `stride` chunks apart:
-// a warp each, lane j accumulating into formac_acc the values k = j mod 32
-// (`body`, given formac_c and formac_end), the lanes folded pairwise (lane j
-// takes lane j + s, s = 16 .. 1), lane 0 storing into `out`[formac_c].
-std::string eachChunk(const Op& o, const std::string& len, const std::string& first, const std::string& stride,
-                      const std::string& body, const std::string& out) {
-  std::string in = "    ";
-  return "  for (long long formac_c = " + first + "; formac_c < (" + len + " + " + kChunkMask + ") / " + kChunk +
-         "; formac_c += " + stride + ") {\n" +
-         in + "const long long formac_end = " + len + " - formac_c * " + kChunk + " < " + kChunk + " ? " + len +
-         " : formac_c * " + kChunk + " + " + kChunk + ";\n" +
-         in + o.partial + " formac_acc = " + o.identity + ";\n" + body +
-         in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
+// The chunks of `len` values from chunk `first` up to (not with) `stop`,
+// `stride` chunks apart: a warp each, lane j accumulating into formac_acc
+// the values k = j mod 32 (`body`, given formac_c and formac_end).
+std::string chunkLoop(const std::string& len, const std::string& first, const std::string& stride,
+                      const std::string& stop, const std::string& body) {
+  return "  for (long long formac_c = " + first + "; formac_c < " + stop + "; formac_c += " + stride + ") {\n"
+         "    const long long formac_end = " + len + " - formac_c * " + kChunk + " < " + kChunk + " ? " + len +
+         " : formac_c * " + kChunk + " + " + kChunk + ";\n" + body + "  }\n";
+}
+
+// The lanes' formac_acc folded pairwise into lane 0's (lane j takes lane
+// j + s, s = 16 .. 1), at indentation `in`.
+std::string laneFold(const Op& o, const std::string& in) {
+  return in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
          in + "  const " + o.partial + " formac_x = (" + o.partial +
-         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" +
-         in + "  " + o.merge + "\n" + in + "}\n" +
-         in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n  }\n";
+         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" + in + "  " + o.merge + "\n" + in + "}\n";
+}
+
+// chunkLoop with a partial a chunk: formac_acc starts at the identity in
+// each chunk, the lanes fold, and lane 0 stores it into `out`[formac_c].
+std::string eachChunk(const Op& o, const std::string& len, const std::string& first, const std::string& stride,
+                      const std::string& stop, const std::string& body, const std::string& out) {
+  std::string in = "    ";
+  return chunkLoop(len, first, stride, stop,
+                   in + o.partial + " formac_acc = " + o.identity + ";\n" + body + laneFold(o, in) +
+                       in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n");
 }
 
 // A chunk's values one lane-step at a time: lane j's values k = j mod 32
@@ -263,37 +272,16 @@ std::string flatChunk(const ReduceCuda& r, const Op& o, const FlatReads& f) {
          in + "}\n";
 }
 
-// dim = -1: one kernel. A warp per chunk of the domain's points (row-major),
-// grid-stride; the last block to finish (a ticket) combines the partials
-// level by level, a warp per chunk of them, and writes the stage's value.
-std::string wholeKernel(const ReduceCuda& r, const Op& o) {
+// Floating sums: a partial a chunk, by the rule; the last block to finish
+// (a ticket) combines the partials level by level by the same rule (a warp
+// per chunk of them, between the scratch's two parts) and writes the value.
+std::string wholeSumByRule(const ReduceCuda& r, const Op& o, const std::string& body) {
   std::string in = "    ", T = cType(r.stage->type);
-  FlatReads f = flatReads(r);
-  std::string t = "/* " + r.stage->name + ": a warp per chunk, then the last block to finish combines the partials. */\n" +
-                  header(r, "_chunks", o.partial + "* __restrict__ formac_partials, unsigned* __restrict__ formac_ticket, " +
-                         T + "* __restrict__ formac_out", kWholeBlocksPerSm) +
-                  domainDeclarations(r) +
-                  "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n"
-                  "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n";
-  std::string body;
-  if (f.per) {
-    t += "  const bool formac_aligned = " + reduce_flat::aligned(r, f) + ";\n";
-    if (o.floatingSum)
-      t += "  __shared__ __align__(16) " + cType(domainStage(*r.stage).type) + " formac_stage[" + kThreads + " / " +
-           kLanes + "][" + str(32 * f.per) + "];\n"
-           "  " + cType(domainStage(*r.stage).type) + "* const formac_mine = formac_stage[threadIdx.x / " + kLanes + "];\n";
-    body = flatChunk(r, o, f);
-  } else {
-    body = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
-                   indent(advanceIndices(r, in), "  "));
-  }
-  t += eachChunk(o, "formac_len", "((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes, "formac_warps", body,
-                 "formac_partials");
   std::string level = batched("", o.partial, "formac_x",
                               in + "      const " + o.partial + " formac_x = __ldcg(formac_from + formac_k + " + kLanes +
                                   " * formac_u);\n",
                               o.merge, "", levelBatch(*r.stage));
-  return t +
+  return eachChunk(o, "formac_len", "formac_first", "formac_warps", "formac_chunks", body, "formac_partials") +
          "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
          "  __shared__ bool formac_last;\n"
          "  __threadfence();\n"
@@ -308,14 +296,88 @@ std::string wholeKernel(const ReduceCuda& r, const Op& o) {
          "  for (long long formac_n = formac_chunks; formac_n > 1; formac_n = (formac_n + " + kChunkMask + ") / " + kChunk +
          ") {\n" +
          indent(eachChunk(o, "formac_n", "(long long)(threadIdx.x / " + kLanes + ")", "(long long)(blockDim.x / " + kLanes + ")",
-                          level, "formac_to"), "  ") +
+                          "(formac_n + " + kChunkMask + ") / " + kChunk, level, "formac_to"), "  ") +
          "    __syncthreads();\n"
          "    " + o.partial + "* const formac_swap = formac_from;\n"
          "    formac_from = formac_to;\n"
          "    formac_to = formac_swap;\n"
          "  }\n"
          "  if (threadIdx.x == 0) formac_out[0] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
-         ")__ldcg(formac_from);\n}\n\n";
+         ")__ldcg(formac_from);\n";
+}
+
+// The block's threads' formac_acc folded into thread 0's: the lanes, then
+// the warps through formac_warp_acc.
+std::string blockFold(const Op& o) {
+  return laneFold(o, "  ") +
+         "  __syncthreads();\n"
+         "  if (formac_j == 0) formac_warp_acc[formac_warp] = formac_acc;\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x == 0)\n"
+         "    for (int formac_i = 1; formac_i < (int)(blockDim.x / " + kLanes + "); ++formac_i) {\n"
+         "      const " + o.partial + " formac_x = formac_warp_acc[formac_i];\n"
+         "      " + o.merge + "\n"
+         "    }\n";
+}
+
+// Any other op gives one value in any order: a warp's lanes accumulate all
+// its chunks, the block folds its threads into a partial a block (not one
+// a chunk), and the last block to finish (a ticket) folds the blocks'.
+std::string wholeInAnyOrder(const ReduceCuda& r, const Op& o, const std::string& body) {
+  std::string T = cType(r.stage->type);
+  return "  __shared__ " + o.partial + " formac_warp_acc[" + kThreads + " / " + kLanes + "];\n"
+         "  " + o.partial + " formac_acc = " + o.identity + ";\n" +
+         chunkLoop("formac_len", "formac_first", "formac_warps", "formac_chunks", body) +
+         blockFold(o) +
+         "  if (threadIdx.x == 0) formac_partials[blockIdx.x] = formac_acc;\n"
+         "  /* The last block: each block's partial is written (the fence), then it takes a ticket. */\n"
+         "  __shared__ bool formac_last;\n"
+         "  __threadfence();\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
+         "  __syncthreads();\n"
+         "  if (!formac_last) return;\n"
+         "  __threadfence();\n"
+         "  formac_acc = " + o.identity + ";\n"
+         "  for (unsigned formac_i = threadIdx.x; formac_i < gridDim.x; formac_i += blockDim.x) {\n"
+         "    const " + o.partial + " formac_x = __ldcg(formac_partials + formac_i);\n"
+         "    " + o.merge + "\n"
+         "  }\n" +
+         blockFold(o) +
+         "  if (threadIdx.x == 0) formac_out[0] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
+         ")formac_acc;\n";
+}
+
+// dim = -1: one kernel, a warp per chunk of the domain's points (row-major),
+// grid-stride: the warps at work at once read neighbouring chunks (a
+// stencil's rows are shared in L2: a run of chunks a block was 14% slower
+// for the sum of a 3x3 blur).
+std::string wholeKernel(const ReduceCuda& r, const Op& o) {
+  std::string in = "    ", T = cType(r.stage->type);
+  FlatReads f = flatReads(r);
+  std::string t = "/* " + r.stage->name + (o.floatingSum
+                      ? ": a warp per chunk, then the last block to finish combines the partials. */\n"
+                      : ": a warp per chunk, a partial a block, the last block to finish combining them. */\n") +
+                  header(r, "_chunks", o.partial + "* __restrict__ formac_partials, unsigned* __restrict__ formac_ticket, " +
+                         T + "* __restrict__ formac_out", kWholeBlocksPerSm) +
+                  domainDeclarations(r) +
+                  "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n" +
+                  (o.floatingSum ? "" : "  const int formac_warp = (int)(threadIdx.x / " + kLanes + ");  /* the block's warp */\n") +
+                  "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
+                  "  const long long formac_first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes + ";\n";
+  std::string body;
+  if (f.per) {
+    t += "  const bool formac_aligned = " + reduce_flat::aligned(r, f) + ";\n";
+    if (o.floatingSum)
+      t += "  __shared__ __align__(16) " + cType(domainStage(*r.stage).type) + " formac_stage[" + kThreads + " / " +
+           kLanes + "][" + str(32 * f.per) + "];\n"
+           "  " + cType(domainStage(*r.stage).type) + "* const formac_mine = formac_stage[threadIdx.x / " + kLanes + "];\n";
+    body = flatChunk(r, o, f);
+  } else {
+    body = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
+                   indent(advanceIndices(r, in), "  "));
+  }
+  return t + (o.floatingSum ? wholeSumByRule(r, o, body) : wholeInAnyOrder(r, o, body)) + "}\n\n";
 }
 
 // dim = d: a thread per (output point, chunk of its line).
@@ -393,8 +455,10 @@ HostExpr gridFor(HostExpr threads) { return hmin(ceilDiv(std::move(threads), kCu
 HostArg scratchAt(int scratch, HostExpr at = hc(0)) { return {HostArg::Scratch, scratch, std::move(at), ""}; }
 
 // dim = -1: the ticket's element in the scratch, after the chunks' partials
-// and the next level's, at a multiple of 8 elements (aligned for an unsigned).
-HostExpr ticketAt(HostExpr chunks) { return ceilDiv(chunks + ceilDiv(chunks, ir::kSumChunk), 8) * hc(8); }
+// (or the blocks', fewer), the next level's and one more (a domain of no
+// chunk still has a block, and its partial), at a multiple of 8 elements
+// (aligned for an unsigned).
+HostExpr ticketAt(HostExpr chunks) { return ceilDiv(chunks + ceilDiv(chunks, ir::kSumChunk) + hc(1), 8) * hc(8); }
 HostArg ticketOf(const ReduceCuda& r, HostExpr chunks) {
   return {HostArg::Scratch, r.partials, ticketAt(std::move(chunks)), "unsigned*"};
 }

@@ -5,13 +5,16 @@
 // (bit-identical to the evaluator), the rest in any order. The result stays
 // in the stage's device buffer: nothing comes back to the host.
 //
-//  * Every point (dim = -1): one kernel, a warp per chunk, grid-stride; lane
-//    j takes the chunk's points k = j mod 32 in increasing k (the rule's
-//    lanes) and the lanes fold with __shfl_down_sync, s = 16 .. 1 (the rule's
-//    pairwise fold). The last block to finish (a ticket) combines the
-//    partials level by level by the same rule (a warp per chunk of 2048
-//    partials) and writes the value in the stage's type. A point-wise input
-//    is read 16 bytes a lane (ReduceFlat_CUDA.h).
+//  * Every point (dim = -1): one kernel, a warp per chunk, grid-stride.
+//    Floating sums: lane j takes the chunk's points k = j mod 32 in
+//    increasing k (the rule's lanes) and the lanes fold with
+//    __shfl_down_sync, s = 16 .. 1 (the rule's pairwise fold), a partial a
+//    chunk; the last block to finish (a ticket) combines the partials level
+//    by level by the same rule (a warp per chunk of 2048 partials) and writes
+//    the value in the stage's type. Other ops, whose value is the same in
+//    any order: a warp accumulates all its chunks, a block folds into one
+//    partial, the last block folds the blocks'. A point-wise input is read
+//    16 bytes a lane (ReduceFlat_CUDA.h).
 //  * Histograms, where and topk: Select_CUDA.h.
 //  * Along dimension d: a thread per (output point, chunk of its line) and a
 //    thread per output point combining its line's partials.

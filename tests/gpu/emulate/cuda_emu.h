@@ -1,8 +1,8 @@
 // A CPU emulation of the CUDA that formac's scan kernels use, so that their
 // generated .cu runs here, without a GPU, bit for bit as the kernels compute
 // (tests/gpu/emulate/README.md). Blocks run one after another; a block's
-// threads are fibers (ucontext) switched at __syncthreads and at shuffles,
-// so shared memory (`static` here) and warp exchanges behave as on the GPU.
+// threads are fibers (ucontext) switched at __syncthreads, __syncwarp and
+// shuffles, so shared memory (`static` here) and warp exchanges behave as on the GPU.
 // A persistent kernel's first block then takes every tile in order, and a
 // look-back finds each group it waits for already published. Host API:
 // memory is host memory, streams and events are no-ops; launches from
@@ -28,6 +28,7 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 #define __noinline__
+#define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
   unsigned x, y, z;
@@ -186,7 +187,7 @@ inline unsigned ballot(int pred) {
 #define gridDim (formac_emu::g_gridDim)
 
 inline void __syncthreads() { formac_emu::park(1); }
-inline void __syncwarp(unsigned = 0xffffffffu) {}
+inline void __syncwarp(unsigned = 0xffffffffu) { formac_emu::park(2); }  /* the whole warp */
 inline void __threadfence() {}
 template <typename T>
 T __shfl_sync(unsigned, T v, int src, int width = 32) { return formac_emu::shfl(v, src, width); }
