@@ -380,6 +380,12 @@ class CExprPrinter {
         return call(wraps(e) ? "formac_neg_" + suffixFor(e.type.scalar) + "(" : "(-", e, ")");
       case Expr::Binary: return binary(e);
       case Expr::Select:
+        if (!ctx_.cuda && truthValued(e) && !hasSelect(*e.args[0])) {
+          // C: a choice between truth values as bitwise operations, which
+          // vectorizers take where gcc 12 leaves a ?: of two comparisons
+          // scalar (canny_opencv's direction tests). The same 0 or 1.
+          return truthChoice(e);
+        }
         out_ += "(" + condition(*e.args[0], ctx_) + " ? ";
         return call("", e, " : ", ")", 1);
       case Expr::Call: {
@@ -423,6 +429,49 @@ class CExprPrinter {
 
  private:
   void text(const std::string& a, const std::string& b, const std::string& c) { out_ += a, out_ += b, out_ += c; }
+
+  // c ? a : b of truth values as (c & a) | (!c & b), written without the
+  // terms a constant arm makes trivial: c ? 1 : x is c | x, c ? x : 0 is c & x.
+  void truthChoice(const Expr& e) {
+    const std::string c = condition(*e.args[0], ctx_), notC = "(" + c + " == 0)";
+    auto constant = [](const Expr& x, long long v) { return x.kind == Expr::Const && x.intValue == v; };
+    const Expr &a = *e.args[1], &b = *e.args[2];
+    auto term = [&](const std::string& truth, const Expr& x) {  // truth & x
+      if (constant(x, 1)) return out_ += truth, void();
+      out_ += "(" + truth + " & (";
+      print(x);
+      out_ += "))";
+    };
+    if (constant(a, 0) && constant(b, 0)) return out_ += "0", void();
+    if (constant(b, 0)) return term(c, a);
+    if (constant(a, 0)) return term(notC, b);
+    out_ += "(";
+    if (constant(a, 1)) out_ += c;
+    else term(c, a);
+    out_ += " | ";
+    if (constant(b, 1)) out_ += notC;
+    else term(notC, b);
+    out_ += ")";
+  }
+
+  // Whether `x` is an int that is 0 or 1: a truth value, such a local, the
+  // constants 0 and 1, or a choice between two such.
+  bool truthValued(const Expr& x) const {
+    if (x.type.isStruct() || x.type.scalar != ScalarKind::Int) return false;
+    if (isTruthValue(x)) return true;
+    if (x.kind == Expr::Const) return x.intValue == 0 || x.intValue == 1;
+    if (x.kind == Expr::Select) return truthValued(*x.args[1]) && truthValued(*x.args[2]);
+    if (x.kind == Expr::Local && static_cast<size_t>(x.local) < ctx_.letValues.size() && ctx_.letValues[x.local])
+      return truthValued(*ctx_.letValues[x.local]);
+    return false;
+  }
+  // Whether `x` has a ?: (printed twice, as a condition, it would double at each level).
+  static bool hasSelect(const Expr& x) {
+    if (x.kind == Expr::Select) return true;
+    for (const auto& a : x.args)
+      if (hasSelect(*a)) return true;
+    return false;
+  }
 
   // Whether `x` is a float rounded from a double: a cast, or a local whose value is one.
   bool roundedFromDouble(const Expr& x) const {

@@ -203,7 +203,10 @@ class Emitter {
   // loop where it starts, zeros after. The checked body is written once:
   // compile times grow with every copy of it. Each run's end is computed
   // first so that the compiler sees plain counted loops. `in` indents it.
-  std::string lineRuns(const LoopNestOptions& lo, bool fast, const std::string& out, const std::string& in) const {
+  std::string lineRuns(const LoopNestOptions& options, bool fast, const std::string& out, const std::string& in) const {
+    // The lets that depend on no point, once before the runs.
+    LoopNestOptions lo = options;
+    lo.invariantLets = PointLets::PointDependent;
     std::string c = q(last()), L = str(static_cast<long long>(last()));
     std::string b = rank() <= 2 ? "b" : extent(lo.stage->id, last()) + " - 1";
     std::string zero = in + "    " + out + "[" + c + (rank() <= 2 ? " - a" : "") + "] = " + zeroOf(*lo.stage) + ";\n";
@@ -211,7 +214,8 @@ class Emitter {
       return in + at + "for (; " + c + " <= " + end + "; ++" + c + ") {\n" + body + in + at + "}\n";
     };
     std::string t = loop("formac_minll(" + b + ", lo" + L + " - 1)", zero, "  ");
-    t += in + "  {\n" + in + "    const long long end = formac_minll(" + b + ", hi" + L + ");\n";
+    t += in + "  {\n" + in + "    const long long end = formac_minll(" + b + ", hi" + L + ");\n" +
+         emitInvariantLets(lo, in + "    ");
     if (!fast)
       return t + loop("end", emitPointBody(lo, false, in + "      "), "    ") + in + "  }\n" + loop(b, zero, "  ");
     std::string lineTest, start = "formac_maxll(" + c + ", fast_lo" + L + ")";

@@ -276,19 +276,53 @@ std::string fastLastIndex(const LoopNestOptions& o, size_t d) {
   return printUpper(b);
 }
 
-std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
-  const ir::Pipeline& p = *o.pipeline;
-  const ir::Stage& s = *o.stage;
+namespace {
+
+// The piece as its point is printed: reads hoisted as the options ask (the
+// first *preloads lets are the preloaded reads), zero outside resolved, read
+// indices bound and common subexpressions in lets.
+ir::Piece preparedPiece(const LoopNestOptions& o, int* preloads) {
   ir::Piece pc = *o.piece;
   if (o.hoistBranchReads)
     hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return branch && o.hoistBranchReads(e.producer); });
-  int preloads = 0;
+  *preloads = 0;
   if (o.preload)
-    preloads = hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return !branch && o.preload(e.producer); });
+    *preloads = hoistReads(o, pc.body, [&](const ir::Expr& e, bool branch) { return !branch && o.preload(e.producer); });
   for (auto& l : pc.body.lets) l.value = zeroOutside(o, l.value);
   pc.body.result = zeroOutside(o, pc.body.result);
   bindReadIndices(pc.body);
   hoistCommonSubexpressions(pc.body);
+  return pc;
+}
+
+// Which lets of `b` depend on no point: no read, and only such lets.
+std::vector<bool> invariantLets(const ir::Body& b) {
+  std::vector<bool> out;
+  std::function<bool(const ir::Expr&)> invariant = [&](const ir::Expr& e) {
+    if (e.kind == ir::Expr::ImageRead || e.kind == ir::Expr::IndexRead) return false;
+    if (e.kind == ir::Expr::Local && !out[static_cast<size_t>(e.local)]) return false;
+    for (const auto& a : e.args)
+      if (!invariant(*a)) return false;
+    return true;
+  };
+  for (const auto& l : b.lets) out.push_back(invariant(*l.value));
+  return out;
+}
+
+}  // namespace
+
+std::string emitInvariantLets(const LoopNestOptions& o, const std::string& ind) {
+  LoopNestOptions outside = o;
+  outside.invariantLets = PointLets::OnlyInvariant;
+  return emitPointBody(outside, true, ind);
+}
+
+std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
+  const ir::Pipeline& p = *o.pipeline;
+  const ir::Stage& s = *o.stage;
+  int preloads = 0;
+  ir::Piece pc = preparedPiece(o, &preloads);
+  std::vector<bool> invariant = invariantLets(pc.body);
   ExprContext ctx;
   ctx.pipeline = &p;
   ctx.params = o.names->param;
@@ -309,15 +343,18 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
     std::string stem = (static_cast<int>(i) < preloads ? o.preloadPrefix : "v_") + cIdentifier(l.name);
     std::string name = stem;
     for (int k = 2; !localNames.insert(name).second; ++k) name = stem + "_" + std::to_string(k);
+    bool printed = o.invariantLets == PointLets::All ||
+                   (invariant[i] == (o.invariantLets == PointLets::OnlyInvariant));
     if (static_cast<int>(i) < preloads) {
       o.preloadDeclarations->append(cType(l.type) + " " + name + ";\n");
       o.preloadAssignments->append(name + " = " + printCExpr(*l.value, ctx) + ";\n");
-    } else {
+    } else if (printed) {
       t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
     }
     ctx.lets.push_back(name);
     ctx.letValues.push_back(l.value.get());
   }
+  if (o.invariantLets == PointLets::OnlyInvariant) return t;
   if (!o.resultVariable.empty())
     return t + ind + o.resultVariable + " = " + printCExpr(*pc.body.result, ctx) + ";\n";
   // The store index: p = start + step*q per dimension, row-major.
@@ -338,7 +375,10 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   return t;
 }
 
-std::string emitPieceLoops(const LoopNestOptions& o) {
+std::string emitPieceLoops(const LoopNestOptions& options) {
+  // The lets that depend on no point, once before the loops.
+  LoopNestOptions o = options;
+  o.invariantLets = PointLets::PointDependent;
   const ir::Piece& pc = *o.piece;
   size_t rank = pc.axes.size();
   std::string ind(static_cast<size_t>(2 * o.indent), ' ');
@@ -358,9 +398,10 @@ std::string emitPieceLoops(const LoopNestOptions& o) {
     }
   }
   if (rank == 0) {
-    t += emitPointBody(o, true, in) + ind + "}\n";
+    t += emitPointBody(options, true, in) + ind + "}\n";
     return t;
   }
+  t += emitInvariantLets(o, in);
   // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
   std::string points;
   for (size_t d = 0; d < rank; ++d)

@@ -31,6 +31,13 @@ struct ReadOutsideCache {
   std::map<const ir::Pipeline*, std::vector<std::vector<long long>>> samples;
 };
 
+// Which lets of a point emitPointBody prints: all; all but those that depend
+// on no point (no read: scalars, parameters and constants), which the caller
+// prints once before its loop with emitInvariantLets (a conversion of a
+// scalar inside the loop, a ?: gcc 12 cannot vectorize, kept canny_opencv's
+// suppression scalar); or only those.
+enum class PointLets { All, PointDependent, OnlyInvariant };
+
 struct LoopNestOptions {
   const ir::Pipeline* pipeline = nullptr;
   const ir::Stage* stage = nullptr;
@@ -63,6 +70,7 @@ struct LoopNestOptions {
   std::string preloadPrefix;
   std::string* preloadDeclarations = nullptr;
   std::string* preloadAssignments = nullptr;
+  PointLets invariantLets = PointLets::All;
   // What deciding whether reads may leave their producers keeps (see
   // ReadOutsideCache). Copies share it; a generator shares one among all its
   // stages' options.
@@ -94,5 +102,8 @@ std::string fastLastIndex(const LoopNestOptions& o, size_t d);
 // The statements computing one point at lattice index (q0, q1, ...): lets,
 // then the store into the stage buffer.
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& indent);
+// The lets of a point that depend on no point (PointLets), declared at
+// `indent`, under the names emitPointBody gives them.
+std::string emitInvariantLets(const LoopNestOptions& o, const std::string& indent);
 
 }  // namespace formac::codegen
