@@ -272,6 +272,19 @@ std::string flatChunk(const ReduceCuda& r, const Op& o, const FlatReads& f) {
          in + "}\n";
 }
 
+// Every block's partials written (the fence), it takes a ticket; all but
+// the last block to finish return.
+std::string lastBlock() {
+  return "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
+         "  __shared__ bool formac_last;\n"
+         "  __threadfence();\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
+         "  __syncthreads();\n"
+         "  if (!formac_last) return;\n"
+         "  __threadfence();\n";
+}
+
 // Floating sums: a partial a chunk, by the rule; the last block to finish
 // (a ticket) combines the partials level by level by the same rule (a warp
 // per chunk of them, between the scratch's two parts) and writes the value.
@@ -282,14 +295,7 @@ std::string wholeSumByRule(const ReduceCuda& r, const Op& o, const std::string& 
                                   " * formac_u);\n",
                               o.merge, "", levelBatch(*r.stage));
   return eachChunk(o, "formac_len", "formac_first", "formac_warps", "formac_chunks", body, "formac_partials") +
-         "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
-         "  __shared__ bool formac_last;\n"
-         "  __threadfence();\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
-         "  __syncthreads();\n"
-         "  if (!formac_last) return;\n"
-         "  __threadfence();\n"
+         lastBlock() +
          "  /* The partials combined level by level by the same rule, between the scratch's two parts. */\n"
          "  " + o.partial + "* formac_from = formac_partials;\n"
          "  " + o.partial + "* formac_to = formac_partials + formac_chunks;\n"
@@ -329,15 +335,8 @@ std::string wholeInAnyOrder(const ReduceCuda& r, const Op& o, const std::string&
          "  " + o.partial + " formac_acc = " + o.identity + ";\n" +
          chunkLoop("formac_len", "formac_first", "formac_warps", "formac_chunks", body) +
          blockFold(o) +
-         "  if (threadIdx.x == 0) formac_partials[blockIdx.x] = formac_acc;\n"
-         "  /* The last block: each block's partial is written (the fence), then it takes a ticket. */\n"
-         "  __shared__ bool formac_last;\n"
-         "  __threadfence();\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
-         "  __syncthreads();\n"
-         "  if (!formac_last) return;\n"
-         "  __threadfence();\n"
+         "  if (threadIdx.x == 0) formac_partials[blockIdx.x] = formac_acc;\n" +
+         lastBlock() +
          "  formac_acc = " + o.identity + ";\n"
          "  for (unsigned formac_i = threadIdx.x; formac_i < gridDim.x; formac_i += blockDim.x) {\n"
          "    const " + o.partial + " formac_x = __ldcg(formac_partials + formac_i);\n"
