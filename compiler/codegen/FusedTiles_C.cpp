@@ -417,10 +417,13 @@ class Emitter {
     parameters.insert(parameters.end(), g_.names->param.begin(), g_.names->param.end());
     int start = 0;
     for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
-    // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
+    // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS):
+    // every point of the sink (a 161³ volume has 25921 planes x rows, under
+    // the threshold, but 4.2M points).
+    std::string points;
+    for (int d = 0; d < rank(); ++d) points += (d ? " * " : "") + extent(sink(), static_cast<size_t>(d));
     if (g_.openmp)
-      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) "
-        << parallelIf((rank() >= 2 ? "(" + M + ") * " : std::string()) + "(" + N + ")") << ")\n";
+      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) " << parallelIf(points) << ")\n";
     if (rank() == 1)
       b << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
     else
