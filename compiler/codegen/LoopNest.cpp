@@ -346,8 +346,10 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
     bool printed = o.invariantLets == PointLets::All ||
                    (invariant[i] == (o.invariantLets == PointLets::OnlyInvariant));
     if (static_cast<int>(i) < preloads) {
-      o.preloadDeclarations->append(cType(l.type) + " " + name + ";\n");
-      o.preloadAssignments->append(name + " = " + printCExpr(*l.value, ctx) + ";\n");
+      if (o.invariantLets != PointLets::OnlyInvariant) {  // a preloaded read belongs to the point
+        o.preloadDeclarations->append(cType(l.type) + " " + name + ";\n");
+        o.preloadAssignments->append(name + " = " + printCExpr(*l.value, ctx) + ";\n");
+      }
     } else if (printed) {
       t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
     }
