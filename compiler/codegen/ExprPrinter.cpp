@@ -380,7 +380,7 @@ class CExprPrinter {
         return call(wraps(e) ? "formac_neg_" + suffixFor(e.type.scalar) + "(" : "(-", e, ")");
       case Expr::Binary: return binary(e);
       case Expr::Select:
-        if (!ctx_.cuda && truthValued(e) && !hasSelect(*e.args[0])) {
+        if (!ctx_.cuda && truthValued(e) && !hasSelect(*e.args[0]) && !sameConstant(*e.args[1], *e.args[2])) {
           // C: a choice between truth values as bitwise operations, which
           // vectorizers take where gcc 12 leaves a ?: of two comparisons
           // scalar (canny_opencv's direction tests). The same 0 or 1.
@@ -442,7 +442,6 @@ class CExprPrinter {
       print(x);
       out_ += "))";
     };
-    if (constant(a, 0) && constant(b, 0)) return out_ += "0", void();
     if (constant(b, 0)) return term(c, a);
     if (constant(a, 0)) return term(notC, b);
     out_ += "(";
@@ -464,6 +463,11 @@ class CExprPrinter {
     if (x.kind == Expr::Local && static_cast<size_t>(x.local) < ctx_.letValues.size() && ctx_.letValues[x.local])
       return truthValued(*ctx_.letValues[x.local]);
     return false;
+  }
+  // Whether a and b are the same constant: c ? 0 : 0 printed as 0 would leave
+  // c's lets unread (-Wunused-variable; progfuzz z29l51).
+  static bool sameConstant(const Expr& a, const Expr& b) {
+    return a.kind == Expr::Const && b.kind == Expr::Const && a.intValue == b.intValue;
   }
   // Whether `x` has a ?: (printed twice, as a condition, it would double at each level).
   static bool hasSelect(const Expr& x) {

@@ -468,6 +468,30 @@ return f(x, y), g(z, -2);
   // A float rounded from a double and widened again, in a struct's fields
   // and through a local: gcc 12's basic-block vectorizer folded
   // (double)(float)x to x (progfuzz s2828000093); formac_widen_rounded.
+  // C prints a ?: of truth values as bitwise and/or: every shape of arms,
+  // the condition a read through a let (c ? 0 : 0 once dropped the let,
+  // progfuzz z29l51), nested, and the thresholds computed from scalars
+  // before the loops (canny_opencv's suppression).
+  out.push_back(make("truth_choices", R"(stencil same(vector#2 int16 X, int c) {
+  g = X@[1,-1];
+  return cast<int16>(g ? c : c);
+}
+stencil pick(vector#2 int16 X, int lo, float s) {
+  e = X@[0,1];
+  t = cast<int>(floor(s * 2.5f));
+  a = e ? 0 : 0;
+  b = X > lo ? 1 : (X < -lo ? 0 : X@[1,0] > t);
+  c = X@[-1,0] >= e ? X@[0,-1] < t : 0;
+  d = e != 0 ? 1 : 1;
+  f = (X > t ? e > 0 && X@[1,1] != 0 : e < 0 || X == 3) ? X < 0 : X > lo;
+  return cast<int16>(a + 2 * b + 4 * c + 8 * d + 16 * f);
+}
+parameter M, N;
+vector#2 int16 img[M,N];
+int lo;
+float s;
+return pick(img:mirror, lo, s), same(img:wrap, 0);
+)"));
   out.push_back(make("round_trip_float", R"(struct u3 { double x; double y; double z; }
 stencil f(vector#2 double Y) { return cast<float>(Y@[0,1]); }
 stencil g(vector#2 double X, double s) {
