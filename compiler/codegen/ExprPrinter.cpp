@@ -431,14 +431,18 @@ class CExprPrinter {
   void text(const std::string& a, const std::string& b, const std::string& c) { out_ += a, out_ += b, out_ += c; }
 
   // c ? a : b of truth values as (c & a) | (!c & b), written without the
-  // terms a constant arm makes trivial: c ? 1 : x is c | x, c ? x : 0 is c & x.
+  // terms a constant arm makes trivial: c ? 1 : x is c | x, c ? x : 0 is c & x
+  // (c ? 1 : 1 and c ? 0 : 0 keep their ?:, sameConstant).
   void truthChoice(const Expr& e) {
     const std::string c = condition(*e.args[0], ctx_), notC = "(" + c + " == 0)";
     auto constant = [](const Expr& x, long long v) { return x.kind == Expr::Const && x.intValue == v; };
     const Expr &a = *e.args[1], &b = *e.args[2];
-    auto term = [&](const std::string& truth, const Expr& x) {  // truth & x
+    // truth & x; the truth through formac_int, so that clang does not call
+    // & or | of two comparisons a mistaken && or || (-Wbitwise-instead-of-logical,
+    // when an operand calls a function: a read through a boundary mode).
+    auto term = [&](const std::string& truth, const Expr& x) {
       if (constant(x, 1)) return out_ += truth, void();
-      out_ += "(" + truth + " & (";
+      out_ += "(formac_int" + truth + " & (";
       print(x);
       out_ += "))";
     };

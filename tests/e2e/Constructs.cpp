@@ -470,8 +470,10 @@ return f(x, y), g(z, -2);
   // (double)(float)x to x (progfuzz s2828000093); formac_widen_rounded.
   // C prints a ?: of truth values as bitwise and/or: every shape of arms,
   // the condition a read through a let (c ? 0 : 0 once dropped the let,
-  // progfuzz z29l51), nested, and the thresholds computed from scalars
-  // before the loops (canny_opencv's suppression).
+  // progfuzz z29l51), nested, arms that read through a boundary mode (a
+  // call: clang's -Wbitwise-instead-of-logical; ctest e2e_c_clang_selects),
+  // and the thresholds computed from scalars before the loops
+  // (canny_opencv's suppression).
   out.push_back(make("truth_choices", R"(stencil same(vector#2 int16 X, int c) {
   g = X@[1,-1];
   return cast<int16>(g ? c : c);
@@ -483,8 +485,9 @@ stencil pick(vector#2 int16 X, int lo, float s) {
   b = X > lo ? 1 : (X < -lo ? 0 : X@[1,0] > t);
   c = X@[-1,0] >= e ? X@[0,-1] < t : 0;
   d = e != 0 ? 1 : 1;
+  h = X > 0 ? X@[0,2] < lo : 1;
   f = (X > t ? e > 0 && X@[1,1] != 0 : e < 0 || X == 3) ? X < 0 : X > lo;
-  return cast<int16>(a + 2 * b + 4 * c + 8 * d + 16 * f);
+  return cast<int16>(a + 2 * b + 4 * c + 8 * d + 16 * f + 32 * h);
 }
 parameter M, N;
 vector#2 int16 img[M,N];
