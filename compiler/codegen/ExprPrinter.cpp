@@ -457,6 +457,12 @@ class CExprPrinter {
     out_ += ")";
   }
 
+  // The value of the let `x` reads, where known (else, or not a local, null).
+  const Expr* letValue(const Expr& x) const {
+    if (x.kind != Expr::Local || static_cast<size_t>(x.local) >= ctx_.letValues.size()) return nullptr;
+    return ctx_.letValues[static_cast<size_t>(x.local)];
+  }
+
   // Whether `x` is an int that is 0 or 1: a truth value, such a local, the
   // constants 0 and 1, or a choice between two such.
   bool truthValued(const Expr& x) const {
@@ -464,9 +470,8 @@ class CExprPrinter {
     if (isTruthValue(x)) return true;
     if (x.kind == Expr::Const) return x.intValue == 0 || x.intValue == 1;
     if (x.kind == Expr::Select) return truthValued(*x.args[1]) && truthValued(*x.args[2]);
-    if (x.kind == Expr::Local && static_cast<size_t>(x.local) < ctx_.letValues.size() && ctx_.letValues[x.local])
-      return truthValued(*ctx_.letValues[x.local]);
-    return false;
+    const Expr* v = letValue(x);
+    return v && truthValued(*v);
   }
   // Whether a and b are the same constant: c ? 0 : 0 printed as 0 would leave
   // c's lets unread (-Wunused-variable; progfuzz z29l51).
@@ -486,9 +491,8 @@ class CExprPrinter {
     if (x.type.isStruct() || x.type.scalar != ScalarKind::Float) return false;
     if (x.kind == Expr::Cast)
       return !x.args.empty() && !x.args[0]->type.isStruct() && x.args[0]->type.scalar == ScalarKind::Double;
-    if (x.kind == Expr::Local && static_cast<size_t>(x.local) < ctx_.letValues.size() && ctx_.letValues[x.local])
-      return roundedFromDouble(*ctx_.letValues[x.local]);
-    return false;
+    const Expr* v = letValue(x);
+    return v && roundedFromDouble(*v);
   }
 
   // open, then the arguments from `first` on separated by `sep`, then close.
