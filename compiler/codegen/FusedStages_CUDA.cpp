@@ -143,6 +143,9 @@ LoopNestOptions FusedStages::options(int id, bool checked) const {
   lo.cuda = true;
   lo.outsideCache = r_.outsideCache;
   lo.access = [this, checked](int pid, const std::vector<std::string>& idx) { return access(pid, idx, checked); };
+  // A periodic group's regions hold each member's values past the image too
+  // (at the wrapped positions): its reads of members stay unresolved.
+  if (g_.periodic) lo.resolved = [this](int pid) { return member(pid); };
   return lo;
 }
 
@@ -201,6 +204,8 @@ std::string FusedStages::pointValue(int id, bool checked, const std::string& ind
   std::string t = checked ? aliases(id, ind) : "";
   t += ind + cType(stage(id).type) + " v = {};\n";
   if (!checked) return t + pointBody(id, false, false, "v", ind);
+  // A periodic group's member is computed at every position of its region.
+  if (g_.periodic && id != g_.sink) return t + checkedPoint(id, "v", ind);
   std::string inBox;
   for (size_t d = 0; d < rank(); ++d) {
     std::string D = std::to_string(d);

@@ -331,6 +331,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   ctx.cuda = o.cuda;
   ctx.access = o.access;
   ctx.boundedRead = o.boundedRead;
+  ctx.resolved = o.resolved;
   ctx.extent = [&](int id, int dim) {
     return "(" + sz(o, p.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(dim)]) + ")";
   };

@@ -51,6 +51,9 @@ struct LoopNestOptions {
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
   // Reads whose magnitude the caller has bounded; see ExprContext::boundedRead.
   std::function<bool(const ir::Expr& read)> boundedRead;
+  // Producers whose reads `access` serves unresolved in border code too; see
+  // ExprContext::resolved.
+  std::function<bool(int id)> resolved;
   // When set, the point's value is assigned to this variable instead of
   // being stored into the stage's buffer.
   std::string resultVariable;

@@ -21,18 +21,35 @@ bool sameExtent(const ir::Pipeline& p, const Stage& a, const Stage& b) {
   return true;
 }
 
-// Reads of `producer` by `consumer` that a tile can serve.
-bool tileReadable(const ir::Pipeline& p, int producer, int consumer) {
+// Reads of `producer` by `consumer` that a tile can serve; with `periodic`
+// (a periodic group's), reads that wrap too.
+bool tileReadable(const ir::Pipeline& p, int producer, int consumer, bool periodic) {
   bool ok = true;
   for (const auto& pc : p.stages[static_cast<size_t>(consumer)].pieces)
     forEachExpr(pc.body, [&](const ir::Expr& e) {
       if (e.producer != producer) return;
       if (e.kind == ir::Expr::IndexRead) ok = false;
       if (e.kind != ir::Expr::ImageRead) return;
-      if (e.mode == ir::BoundaryMode::Wrap || e.firstDim != 0 || !e.origin.empty()) ok = false;
+      if ((e.mode == ir::BoundaryMode::Wrap && !periodic) || e.firstDim != 0 || !e.origin.empty()) ok = false;
       for (const auto& a : e.axes)
         if (a.scale != 1) ok = false;
     });
+  return ok;
+}
+
+// Whether every read of the piece wraps, at q + offset (unit scale, no
+// placement), and it reads no image at a computed index: its value at a
+// position past the image, computed there, is the value at the wrapped one
+// when every stage it reads is periodic too (FusionGroup::periodic).
+bool readsWrapOnly(const ir::Piece& pc) {
+  bool ok = true;
+  forEachExpr(pc.body, [&](const ir::Expr& e) {
+    if (e.kind == ir::Expr::IndexRead) ok = false;
+    if (e.kind != ir::Expr::ImageRead || e.axes.empty()) return;  // no axes: a scalar of the pipeline
+    if (e.mode != ir::BoundaryMode::Wrap || e.firstDim != 0 || !e.origin.empty()) ok = false;
+    for (const auto& a : e.axes)
+      if (a.scale != 1) ok = false;
+  });
   return ok;
 }
 
@@ -266,6 +283,10 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     size_t rank = static_cast<size_t>(sink.rank());
     bool canFuse = o.fuse && o.fusedRanks.count(static_cast<int>(rank)) && isWholeStencil(p, sink);
     const bool reach = o.reachTiledRanks.count(static_cast<int>(rank)) > 0;
+    // A sink whose every read wraps starts a periodic group: its members must
+    // wrap every read too.
+    const bool periodic =
+        canFuse && reach && o.periodicGroups && coversWholeExtent(p, sink) && readsWrapOnly(sink.pieces[0]);
     if (outputs.count(sid)) turnAway(sid, "a result of the pipeline");
     if (!o.fuse) turnAway(sid, "fusion is off (--no-fuse)");
     if (canFuse) {
@@ -295,7 +316,12 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
           turnAway(pid, into + "read by " + name(*outside) + ", which is not in its group");
           continue;
         }
-        auto unreadable = std::find_if(cs.begin(), cs.end(), [&](int c) { return !tileReadable(p, pid, c); });
+        if (periodic && !(coversWholeExtent(p, ps) && readsWrapOnly(ps.pieces[0]))) {
+          turnAway(pid, into + "the group is periodic (every read wraps) and it reads without wrap");
+          continue;
+        }
+        auto unreadable =
+            std::find_if(cs.begin(), cs.end(), [&](int c) { return !tileReadable(p, pid, c, periodic); });
         if (unreadable != cs.end()) {
           turnAway(pid, into + name(*unreadable) +
                             " reads it with wrap, down-sampled, at an absolute index or placed "
@@ -347,6 +373,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       std::sort(g.members.begin(), g.members.end(),
                 [](const GroupMember& a, const GroupMember& b) { return a.stage < b.stage; });
       if (o.shrinkTo > 0 && !reach) shrinkTile(p, g, o.shrinkTo);
+      g.periodic = periodic && g.fused();
       // A lone stencil over maxGroupOperations keeps the plain stage kernel: one
       // copy of its body a path, where the tiled kernel's sweep holds eight.
       g.tiledAlone = o.tileLoneStencils && !g.fused() && (rank == 2 || reach) && readsNeighbours(sink.pieces[0]);

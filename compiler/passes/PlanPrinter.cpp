@@ -56,7 +56,8 @@ class PlanText {
           << (l_.target.kind == Target::Cuda ? " bytes of shared memory a block"
                                              : " bytes of tiles a thread at most (the tile "
                                                "shrinks to the cache at run time)")
-          << (g.onePass ? ", one pass" : ", swept in passes") << (g.compact ? ", compact kernel" : "") << "\n";
+          << (g.onePass ? ", one pass" : ", swept in passes") << (g.compact ? ", compact kernel" : "")
+          << (g.periodic ? ", periodic (every read wraps: regions reach past the image)" : "") << "\n";
       for (const auto& m : g.members) {
         os_ << "  member " << describe(m.stage) << ", halo [" << list(m.haloLo, ", ") << "] / ["
             << list(m.haloHi, ", ") << "]";

@@ -17,6 +17,7 @@ FusionOptions Target::fusionOptions() const {
     fo.fusedRanks = {1, 2, 3, 4};
     fo.reachTiledRanks = {1, 3, 4};
     fo.tileLoneStencils = true;
+    fo.periodicGroups = true;
     fo.maxGroupOperations = kCudaMaxGroupOperations;
     fo.compactOperations = kCudaCompactOperations;
   }

@@ -550,6 +550,7 @@ std::vector<ProgramCase> matrixCases() {
   misc(out);
   larger(out);
   reductions(out);
+  periodic(out);
   return out;
 }
 

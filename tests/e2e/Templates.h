@@ -43,4 +43,7 @@ void constructs(std::vector<ProgramCase>& out);
 // sizes, reductions feeding stencils (Reductions.cpp).
 void reductions(std::vector<ProgramCase>& out);
 
+// Chains whose every read wraps, fused as periodic groups on the GPU (Periodic.cpp).
+void periodic(std::vector<ProgramCase>& out);
+
 }  // namespace formac::e2e

@@ -371,6 +371,36 @@ TEST(FusionPlan, CFusesEveryRankOthersSayWhichRanksTheyFuse) {
   EXPECT_EQ(why[2], "rank 1: fused code is generated for ranks 2, 3 only");
 }
 
+// A chain whose every read wraps is one periodic group for CUDA at ranks 1,
+// 3 and 4 (its regions reach past the image), not at rank 2 (its kernel's
+// border blocks stay inside the image) nor in C; a stage read without wrap
+// stays out, and says why.
+TEST(FusionPlan, CudaFusesChainsThatWrapEverywhereAsPeriodicGroups) {
+  const std::string rank1 =
+      "stencil f(vector#1 float X) { return X@[-1] + X@[2]; }\nstencil g(vector#1 float X) { return X * 2.0f; }\n"
+      "parameter A;\nvector#1 float v[A];\na = f(v:wrap);\nb = g(a:wrap);\nc = f(b:wrap);\nd = f(v:clamped);\n"
+      "return f(c:wrap), f(d:wrap);\n";
+  ir::Pipeline p = compileText("ring.idsl", rank1);
+  std::vector<std::string> why;
+  auto groups = passes::planFusion(p, passes::Target::cuda().fusionOptions(), &why);
+  const passes::FusionGroup* chain = nullptr;
+  for (const auto& g : groups)
+    if (g.fused()) chain = &g;
+  ASSERT_NE(chain, nullptr);
+  EXPECT_TRUE(chain->periodic);
+  EXPECT_EQ(members(p, *chain), "f(v:wrap) f(b:wrap) | g(a:wrap)");
+  EXPECT_EQ(why[4], "not fused into f(d:wrap): the group is periodic (every read wraps) and it reads without wrap");
+  for (const auto& g : passes::planFusion(p, passes::Target::c().fusionOptions())) EXPECT_FALSE(g.periodic);
+
+  ir::Pipeline flat2 = compileText("torus.idsl",
+                                   "stencil f(vector#2 float X) { return X@[-1,0] + X@[0,2]; }\nparameter M, N;\n"
+                                   "vector#2 float v[M,N];\na = f(v:wrap);\nreturn f(a:wrap);\n");
+  for (const auto& g : passes::planFusion(flat2, passes::Target::cuda().fusionOptions())) {
+    EXPECT_FALSE(g.fused());
+    EXPECT_FALSE(g.periodic);
+  }
+}
+
 // Issue 25's readability of the fused C: only the helpers the code calls,
 // check-free bounds folded, row functions taking only the sizes they use.
 TEST(FusionPlan, FusedCCarriesOnlyWhatItUses) {

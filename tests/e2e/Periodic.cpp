@@ -1,0 +1,79 @@
+// Periodic groups (passes/FusionPlan.h, FusionGroup::periodic): chains whose
+// every read wraps, fused on the GPU at ranks 1, 3 and 4 with regions that
+// reach past the image. Sizes smaller than the halos (1, 2, 3 points: the
+// regions span several periods), primes, and more than one tile.
+#include <string>
+#include <vector>
+
+#include "Templates.h"
+
+namespace formac::e2e {
+
+void periodic(std::vector<ProgramCase>& out) {
+  // Eight steps of the 1-D heat equation on a ring (the zoo's heat1d).
+  out.push_back(make("periodic_r1_heat8", R"(stencil step(vector#1 double U, double r) {
+  return U + r * (U@[-1] - 2.0 * U + U@[1]);
+}
+parameter L;
+vector#1 double u[L];
+double r;
+t<0> = u;
+for s = 1..8
+  t<s> = step(t<s-1>:wrap, r);
+endfor
+return t<8>;
+)", {{1}, {2}, {3}, {7}, {513}, {1031}, {4099}}));
+  // Integers: an inlined point-wise member, uneven reaches, a member read at
+  // its point only.
+  out.push_back(make("periodic_r1_int", R"(stencil sq(vector#1 int X) { return X * X - 3; }
+stencil cross(vector#1 int X) { return X@[-1] + X@[3] - X@[-2] * 2 + X; }
+stencil dx(vector#1 int X) { return X@[1] - X@[-1]; }
+stencil same(vector#1 int X, vector#1 int Y) { return X * 5 - Y; }
+parameter L;
+vector#1 int img[L];
+a = sq(img:wrap);
+b = cross(a:wrap);
+c = dx(b:wrap);
+d = same(c:wrap, b:wrap);
+return dx(d:wrap);
+)", {{1}, {2}, {5}, {13}, {300}, {1031}}));
+  // A scalar of the pipeline (a sum) and a point-wise member inside the
+  // group; a stage read with clamp beside it stays out of the group.
+  out.push_back(make("periodic_r3_mixed", R"(stencil sm(vector#3 float X) {
+  return 0.25f * (X@[-1,0,0] + X@[1,0,0] + X@[0,-1,1] + X@[0,1,-1]);
+}
+stencil pw(vector#3 float X, float k) { return X * k + 1.0f; }
+stencil mag(vector#3 float X, vector#3 float Y) { return X@[1,1,0] * Y@[-1,0,-1] - Y; }
+parameter A, B, C;
+vector#3 float img[A,B,C];
+float k;
+a = pw(img:wrap, k);
+b = sm(a:wrap);
+c = sm(img:clamped);
+s = sum(img);
+d = pw(b:wrap, s);
+return mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);
+)", {{1, 1, 1}, {2, 3, 4}, {5, 7, 3}, {20, 33, 17}}));
+  // Three steps of a 7-point 3-D Laplacian, and a 4-D chain of int8.
+  out.push_back(make("periodic_r3_heat3", R"(stencil lap(vector#3 float U) {
+  return U + 0.1f * (U@[-1,0,0] + U@[1,0,0] + U@[0,-1,0] + U@[0,1,0] + U@[0,0,-1] + U@[0,0,1] - 6.0f * U);
+}
+parameter A, B, C;
+vector#3 float v[A,B,C];
+t<0> = v;
+for s = 1..3
+  t<s> = lap(t<s-1>:wrap);
+endfor
+return t<3>;
+)", {{1, 1, 1}, {2, 3, 5}, {7, 11, 13}, {20, 33, 17}}));
+  out.push_back(make("periodic_r4_int8", R"(stencil f(vector#4 int8 X) { return cast<int8>(X@[-1,0,2,1] + X@[2,-3,0,-1] * 3 - X); }
+stencil g(vector#4 int8 Y) { return cast<int8>(Y - Y@[0,1,-1,0] / 2 + Y@[-1,0,0,0]); }
+parameter A, B, C, D;
+vector#4 int8 img[A,B,C,D];
+a = f(img:wrap);
+b = g(a:wrap);
+return g(b:wrap);
+)", {{1, 1, 1, 1}, {2, 3, 1, 4}, {3, 5, 4, 2}, {6, 7, 5, 8}}));
+}
+
+}  // namespace formac::e2e
