@@ -286,7 +286,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     // A sink whose every read wraps starts a periodic group: its members must
     // wrap every read too.
     const bool periodic =
-        canFuse && reach && o.periodicGroups && coversWholeExtent(p, sink) && readsWrapOnly(sink.pieces[0]);
+        canFuse && o.periodicGroups && coversWholeExtent(p, sink) && readsWrapOnly(sink.pieces[0]);
     if (outputs.count(sid)) turnAway(sid, "a result of the pipeline");
     if (!o.fuse) turnAway(sid, "fusion is off (--no-fuse)");
     if (canFuse) {

@@ -1,6 +1,5 @@
 // Periodic groups (passes/FusionPlan.h, FusionGroup::periodic): chains whose
-// every read wraps, fused on the GPU at ranks 1, 3 and 4 with regions that
-// reach past the image. Sizes smaller than the halos (1, 2, 3 points: the
+// every read wraps, fused on the GPU with regions that reach past the image. Sizes smaller than the halos (1, 2, 3 points: the
 // regions span several periods), primes, and more than one tile.
 #include <string>
 #include <vector>
@@ -54,6 +53,48 @@ s = sum(img);
 d = pw(b:wrap, s);
 return mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);
 )", {{1, 1, 1}, {2, 3, 4}, {5, 7, 3}, {20, 33, 17}}));
+  // Rank 2: a 5x5 mean and a Laplacian of it (the zoo's box5_wrap), an 8-bit
+  // binomial blur, and the chain above with a point-wise member inlined.
+  out.push_back(make("periodic_r2_box5", R"(stencil box5(vector#2 float X) {
+  s = 0.0f;
+  s = s + X@[-2,-2] + X@[-2,-1] + X@[-2,0] + X@[-2,1] + X@[-2,2];
+  s = s + X@[-1,-2] + X@[-1,-1] + X@[-1,0] + X@[-1,1] + X@[-1,2];
+  s = s + X@[0,-2] + X@[0,-1] + X + X@[0,1] + X@[0,2];
+  s = s + X@[1,-2] + X@[1,-1] + X@[1,0] + X@[1,1] + X@[1,2];
+  s = s + X@[2,-2] + X@[2,-1] + X@[2,0] + X@[2,1] + X@[2,2];
+  return s / 25.0f;
+}
+stencil laplace(vector#2 float X) {
+  return X@[-1,-1] + X@[-1,0] + X@[-1,1] + X@[0,-1] - 8.0f * X + X@[0,1] + X@[1,-1] + X@[1,0] + X@[1,1];
+}
+parameter M, N;
+vector#2 float tex[M,N];
+smooth = box5(tex:wrap);
+return laplace(smooth:wrap);
+)", {{1, 1}, {2, 3}, {5, 4}, {37, 71}, {130, 257}, {67, 300}}));
+  out.push_back(make("periodic_r2_int8", R"(stencil gv(vector#2 int8 X) {
+  return cast<int16>(X@[-2,0] + 4 * X@[-1,0] + 6 * X + 4 * X@[1,0] + X@[2,0]);
+}
+stencil gh(vector#2 int16 X) {
+  return cast<int8>((X@[0,-2] + 4 * X@[0,-1] + 6 * X + 4 * X@[0,1] + X@[0,2] + 128) / 256);
+}
+parameter M, N;
+vector#2 int8 img[M,N];
+return gh(gv(img:wrap):wrap);
+)", {{1, 1}, {2, 2}, {17, 300}, {130, 64}}));
+  out.push_back(make("periodic_r2_mixed", R"(stencil sm(vector#2 float X) { return 0.25f * (X@[-1,0] + X@[1,0] + X@[0,-1] + X@[0,1]); }
+stencil pw(vector#2 float X, float k) { return X * k + 1.0f; }
+stencil mag(vector#2 float X, vector#2 float Y) { return X@[1,1] * Y@[-1,-1] - Y; }
+parameter M, N;
+vector#2 float img[M,N];
+float k;
+a = pw(img:wrap, k);
+b = sm(a:wrap);
+c = sm(img:clamped);
+s = sum(img);
+d = pw(b:wrap, s);
+return mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);
+)", {{1, 1}, {4, 4}, {31, 65}, {66, 129}}));
   // Three steps of a 7-point 3-D Laplacian, and a 4-D chain of int8.
   out.push_back(make("periodic_r3_heat3", R"(stencil lap(vector#3 float U) {
   return U + 0.1f * (U@[-1,0,0] + U@[1,0,0] + U@[0,-1,0] + U@[0,1,0] + U@[0,0,-1] + U@[0,0,1] - 6.0f * U);

@@ -371,9 +371,8 @@ TEST(FusionPlan, CFusesEveryRankOthersSayWhichRanksTheyFuse) {
   EXPECT_EQ(why[2], "rank 1: fused code is generated for ranks 2, 3 only");
 }
 
-// A chain whose every read wraps is one periodic group for CUDA at ranks 1,
-// 3 and 4 (its regions reach past the image), not at rank 2 (its kernel's
-// border blocks stay inside the image) nor in C; a stage read without wrap
+// A chain whose every read wraps is one periodic group for CUDA in every rank
+// (its regions reach past the image), not in C; a stage read without wrap
 // stays out, and says why.
 TEST(FusionPlan, CudaFusesChainsThatWrapEverywhereAsPeriodicGroups) {
   const std::string rank1 =
@@ -392,13 +391,13 @@ TEST(FusionPlan, CudaFusesChainsThatWrapEverywhereAsPeriodicGroups) {
   EXPECT_EQ(why[4], "not fused into f(d:wrap): the group is periodic (every read wraps) and it reads without wrap");
   for (const auto& g : passes::planFusion(p, passes::Target::c().fusionOptions())) EXPECT_FALSE(g.periodic);
 
-  ir::Pipeline flat2 = compileText("torus.idsl",
+  ir::Pipeline torus = compileText("torus.idsl",
                                    "stencil f(vector#2 float X) { return X@[-1,0] + X@[0,2]; }\nparameter M, N;\n"
                                    "vector#2 float v[M,N];\na = f(v:wrap);\nreturn f(a:wrap);\n");
-  for (const auto& g : passes::planFusion(flat2, passes::Target::cuda().fusionOptions())) {
-    EXPECT_FALSE(g.fused());
-    EXPECT_FALSE(g.periodic);
-  }
+  groups = passes::planFusion(torus, passes::Target::cuda().fusionOptions());
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_TRUE(groups[0].periodic);
+  EXPECT_EQ(groups[0].tile, std::vector<int>({32, 64}));
 }
 
 // Issue 25's readability of the fused C: only the helpers the code calls,
