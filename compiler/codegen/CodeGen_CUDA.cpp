@@ -416,8 +416,12 @@ class CudaGen {
       os << "  FORMAC_CUDA_CHECK(cudaMalloc((void**)&ws->" << b.member << ", sizeof(" << b.type << ") * (size_t)"
          << printHostExpr(printer(), b.count) << " + 16), { " << K() << "_destroy(ws); return NULL; });\n";
     for (const ir::Stage* s : loops()) os << loopCreateCuda(loopRequest(*s));
-    os << "  /* The zeroing above may still run: a run on another stream must find it done. */\n"
-       << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), { " << K() << "_destroy(ws); return NULL; });\n";
+    // Not cudaDeviceSynchronize: while another thread captures a do loop's
+    // rounds into a graph (Loop_CUDA.h), a device-wide wait fails and breaks
+    // that capture; the zeroing is on the legacy stream, which the loops'
+    // capture streams (non-blocking) never wait for.
+    os << "  /* The zeroing above (on the legacy stream) may still run: a run on another stream must find it done. */\n"
+       << "  FORMAC_CUDA_CHECK(cudaStreamSynchronize(0), { " << K() << "_destroy(ws); return NULL; });\n";
     os << "  return ws;\n}\n\n";
 
     RunArguments args = runArguments();
@@ -519,7 +523,7 @@ class CudaGen {
          << "    FORMAC_CUDA_CHECK(cudaMemcpy(" << on << ", d_" << on << ", " << bytesOf(stage(p_.outputs[i]))
          << ", cudaMemcpyDeviceToHost), return 1);\n";
     }
-    os << "  FORMAC_CUDA_CHECK(cudaDeviceSynchronize(), return 1);\n"
+    os << "  FORMAC_CUDA_CHECK(cudaStreamSynchronize(0), return 1);  /* the run's stream (not the device's: see create) */\n"
        << unusedParameters(n_.param, os.str().substr(start)) << "  return 0;\n}\n\n";
     return os.str();
   }
