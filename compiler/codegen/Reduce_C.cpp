@@ -364,7 +364,14 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
       }
       runs += "}\n";
     }
-    runs += "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n" + indent(point + add, "  ") + "}\n";
+    // The points left one at a time; after a loop of whole blocks, counted
+    // down from their number (`for (; q < x1; ...)` there makes gcc 12 warn,
+    // wrongly, of undefined behaviour at iteration 2^61 when the extent is a
+    // constant multiple of 32: -Waggressive-loop-optimizations, on by default).
+    runs += runs.empty() ? "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n"
+                         : "for (long long formac_t = formac_x1 - " + qr + "; formac_t > 0; --formac_t, ++" + qr +
+                               ", ++formac_k) {\n";
+    runs += indent(point + add, "  ") + "}\n";
     return "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
            "  const long long formac_o = formac_w / formac_per, formac_c = formac_w % formac_per;\n"
            "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +

@@ -250,6 +250,16 @@ lo = min(planes);
 cmax = max(b, 1);
 return shift(planes, lo), lo, cmax;
 )", r3));
+  // Constant extents that are multiples of 32 (not 32 or 64): gcc 12 warned
+  // (-Waggressive-loop-optimizations, on by default) in the floating sum's
+  // loop of the points left after whole blocks of 32, and the 8-bit
+  // histogram's after blocks of 4 (a helper's Otsu program).
+  out.push_back(make("reduce_fixed_extents", R"(vector#1 double v[256];
+vector#1 float w[2048];
+vector#2 float g[4,64];
+vector#2 int8 img[8,96];
+return sum(v), sum(w), sum(g, 1), histogram(img, 256, 0, 256), sum(img);
+)", {{}}));
 }
 
 }  // namespace formac::e2e
