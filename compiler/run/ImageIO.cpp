@@ -330,11 +330,13 @@ void writeOutputImage(const std::string& path, const std::string& outputName, co
                       SampleFormat depth) {
   int channels = channelsOf(img.type, outputName);
   size_t rank = img.extent.size(), pixels = 1;
+  // .npy and text hold an empty image (shape (0, 5); no values); image files do not.
+  const bool holdsEmpty = path == "-" || hasExtension(path, {".txt", ".npy"});
   for (long long e : img.extent) {
-    if (e < 1)
+    if (e < 1 && !holdsEmpty)
       throw UserError("output '" + outputName + "' is empty (" + describeExtent(img.extent) +
                       "): nothing to write to '" + path + "'");
-    if (static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / pixels)
+    if (pixels > 0 && static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / pixels)
       throw UserError("output '" + outputName + "' (" + describeExtent(img.extent) + ") is too large to write");
     pixels *= static_cast<size_t>(e);
   }

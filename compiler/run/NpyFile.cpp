@@ -113,8 +113,8 @@ NpyArray readNpy(const std::string& path) {
 
   size_t n = 1;
   for (long long e : a.shape) {
-    if (e < 1) fail(path, "an empty array holds no image");
-    if (static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / n)
+    if (e < 0) fail(path, "a negative extent in its shape");
+    if (n > 0 && static_cast<unsigned long long>(e) > FORMAC_IMAGE_MAX_SAMPLES / n)
       fail(path, "array too large (more than 2^31 values)");
     n *= static_cast<size_t>(e);
   }
