@@ -314,7 +314,7 @@ std::string codeName(const ProgramCase& c) {
 }
 
 std::string prepareProgram(const ProgramCase& c, const std::string& kernel, PreparedProgram& g) {
-  g.source = std::make_unique<SourceFile>(SourceFile{codeName(c) + ".idsl", c.source});
+  g.source = std::make_unique<SourceFile>(SourceFile{c.path.empty() ? codeName(c) + ".idsl" : c.path, c.source});
   try {
     Warnings warnings;
     g.pipeline = checkedPipeline(*g.source, kernel, warnings, g.imported, defaultImportPath());

@@ -37,6 +37,9 @@ struct ProgramCase {
   // Inputs also hold special values (Values.h: NaN, infinities, -0,
   // subnormals, the extremes of each type), compared NaN-aware.
   bool specialValues = false;
+  // Where the text was read from, when it was (imports then resolve beside
+  // it, as formac resolves them); else it is named after the case.
+  std::string path = {};
 };
 
 struct CaseOutcome {

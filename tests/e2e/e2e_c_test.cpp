@@ -304,6 +304,7 @@ void runProgramFromEnvironment(bool fuse) {
   const char* sizes = getenv("FORMAC_E2E_SIZES");
   ProgramCase c{"adhoc", text.str(), parseRuns(sizes ? sizes : "")};
   c.specialValues = getenv("FORMAC_E2E_SPECIAL") != nullptr;
+  c.path = file;  // its imports resolve beside it
   RunnerOptions o = defaultRunnerOptions();
   o.fuse = fuse;
   std::vector<CaseOutcome> out = runCases({c}, o);
