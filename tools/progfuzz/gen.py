@@ -167,8 +167,9 @@ class Gen:
     def __init__(self, seed, profile='mixed'):
         self.seed = seed
         self.profile = profile  # 'fusion': long rank-2 stencil chains, one result
-        # 'window': also 4x4 to 5x5 weighted windows; 'ranks': the chains in rank 1, 3 or 4
-        self.chains = profile in ('fusion', 'window', 'ranks')
+        # 'window': also 4x4 to 5x5 weighted windows; 'ranks': the chains in rank 1, 3 or 4;
+        # 'periodic': the chains in every rank, every image read with wrap (CUDA's periodic groups)
+        self.chains = profile in ('fusion', 'window', 'ranks', 'periodic')
         self.r = random.Random(seed)
         self.types = WIDE_TYPES if profile in ('mixed', 'scan', 'loop') else TYPES
         self.lines = []     # statements
@@ -256,6 +257,8 @@ class Gen:
         """A boundary mode for an image whose elements (fields) have `types`;
         a constant that does not fit one of them is an error, so it becomes 2
         (no further draw: the random stream stays as before)."""
+        if self.profile == 'periodic':
+            return 'wrap'
         m = self.pick(['', 'mirror', 'clamped', 'extend', 'wrap', 'constant'],
                       [4 if allow_none else 0, 3, 2, 1, 3, 2])
         if m == 'constant':
@@ -509,7 +512,7 @@ class Gen:
 
     # -------------------------------------------------------------- stencil calls
     def scales_for(self, rank):
-        if self.chance(0.8):
+        if self.profile == 'periodic' or self.chance(0.8):
             return [1] * rank
         return [self.pick([1, 1, 2, 3]) for _ in range(rank)]
 
@@ -523,13 +526,15 @@ class Gen:
         a0 = first
         nested = False
         if a0 is None:
-            if depth < 1 and self.chance(0.08):
+            # (the periodic profile: plain images, read at q + offset only)
+            periodic = self.profile == 'periodic'
+            if depth < 1 and not periodic and self.chance(0.08):
                 base = self.choose_image()
                 if base is not None:
                     text, a0 = self.stencil_call(base, depth + 1)
                     a0.text = text
                     nested = True
-            if a0 is None and depth < 1 and self.chance(0.1):
+            if a0 is None and depth < 1 and not periodic and self.chance(0.1):
                 # a sub-domain or a sample as the argument itself (its own
                 # extent, and the mode applies to it)
                 src = self.choose_image()
@@ -544,7 +549,7 @@ class Gen:
         target = [sz_div(e, s) for e, s in zip(a0.ext, s0)]
         args = [(a0, s0, False)]
         for _ in range(n_img - 1):
-            if self.chance(0.12):
+            if self.profile != 'periodic' and self.chance(0.12):
                 img = self.choose_image(rank=rank, exclude_struct=False)
                 args.append((img, [1] * rank, True))
                 continue
@@ -1126,7 +1131,8 @@ class Gen:
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
-        rank = (self.pick([1, 3, 4]) if self.profile == 'ranks' else 2) if self.chains else self.pick([1, 2, 3], [2, 6, 2])
+        rank = ((self.pick([1, 3, 4]) if self.profile == 'ranks' else self.pick([1, 2, 3, 4]) if self.profile == 'periodic'
+                 else 2) if self.chains else self.pick([1, 2, 3], [2, 6, 2]))
         self.rank = rank
         names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C'], 4: ['A', 'B', 'C', 'D']}[rank]
         self.params = list(names)
@@ -1331,6 +1337,9 @@ class Gen:
         if self.profile == 'ranks':
             # several bands of planes (rank 3, 4), several chunks (rank 1)
             runs.append({1: [70001], 3: [100, 3, 5], 4: [60, 2, 3, 4]}[rank])
+        if self.profile == 'periodic':
+            # several tiles each way on the GPU (regions past both edges)
+            runs.append({1: [9001], 2: [100, 200], 3: [20, 33, 40], 4: [9, 10, 11, 12]}[rank])
         return runs
 
 
@@ -1358,11 +1367,12 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks'],
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks', 'periodic'],
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
                          'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
                          'scan: mixed with scans, sats and box filters of them in every program; '
-                         'loop: mixed with a do loop in every program')
+                         'loop: mixed with a do loop in every program; ranks: the fusion chains in rank 1, 3 or 4; '
+                         'periodic: the chains in every rank with every image read with wrap')
     a = ap.parse_args()
     text = generate(a.seed, a.profile)
     if a.sizes:

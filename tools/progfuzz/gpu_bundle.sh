@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/progfuzz/gpu_bundle.sh — random programs for the CUDA backend.
 #
-#   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop] [--prefix P] [--with-c]
+#   tools/progfuzz/gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop|ranks|periodic] [--prefix P] [--with-c]
 #          [--max-points N] [--special-values]
 #
 # Writes programs PREFIX<START> .. PREFIX<START+COUNT-1> of gen.py into
@@ -19,7 +19,7 @@
 # --special-values gives the programs inputs with NaN, infinities, -0,
 # subnormals and extremes (about one element in eight).
 set -eu
-usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop] [--prefix P] [--with-c] [--max-points N] [--special-values]"
+usage="usage: gpu_bundle.sh BUILD DIR START COUNT [--profile mixed|fusion|window|scan|loop|ranks|periodic] [--prefix P] [--with-c] [--max-points N] [--special-values]"
 build=${1:?$usage}; dir=${2:?$usage}; start=${3:?$usage}; count=${4:?$usage}
 shift 4
 profile=mixed; prefix=""; extra=()

@@ -167,7 +167,7 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--out', default='/tmp/progfuzz')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per program')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks'],
+    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks', 'periodic'],
                     help='gen.py\'s profile (mixed: everything, scans and do loops now and then; fusion: long '
                     'rank-2 chains; window: with weighted windows; scan: mixed with scans, sats and box filters '
                     'of them in every program; loop: mixed with a do loop in every program; ranks: the chains of '

@@ -253,7 +253,12 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyK
   return cudaSuccess;
 }
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount, cudaDevAttrMaxSharedMemoryPerBlockOptin };
+// Kernels over 48 KB of shared memory opt in (an H100's 227 KB; the emulation's
+// dynamic shared memory is a static buffer of 256 KB: rewrite_launches.py).
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize };
+template <typename F>
+cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
 struct cudaFuncAttributes { size_t localSizeBytes; int numRegs; };
 template <typename F>
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F) {
@@ -262,5 +267,8 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F) {
   return cudaSuccess;
 }
 inline cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
-inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr, int) { *v = 4; return cudaSuccess; }
+inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {
+  *v = a == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 227 * 1024 : 4;
+  return cudaSuccess;
+}
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
