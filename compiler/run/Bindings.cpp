@@ -1,5 +1,6 @@
 #include "run/Bindings.h"
 
+#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -181,6 +182,11 @@ Binding bind(const ir::Pipeline& p, const std::vector<GivenImage>& images,
     if (!isFloating(s.type) && !isInteger(it->second, lo, hi))
       throw UserError("scalar input '" + s.name + "' is " + scalarName(s.type) + ": " + numberText(it->second) +
                       " is not an integer in " + numberText(lo) + ".." + numberText(hi));
+    // As a literal in the source: a finite value too large for float is an
+    // error, not an infinity (inf and -inf themselves are taken).
+    if (s.type == ScalarKind::Float && std::isfinite(it->second) && std::fabs(it->second) > FLT_MAX)
+      throw UserError("scalar input '" + s.name + "' is float: " + numberText(it->second) +
+                      " is beyond its range (largest 3.40282347e+38)");
     b.scalars.push_back(it->second);
   }
   return b;

@@ -33,6 +33,13 @@ double parseNumber(const std::string& text, const std::string& what) {
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno == ERANGE || std::isnan(v))
     throw UserError(what + ": '" + text + "' is not a number");
+  // Values travel as doubles: an integer they would round (beyond 2^53) is
+  // refused rather than changed.
+  errno = 0;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (*end == '\0' && (errno == ERANGE || static_cast<double>(i) != v || v >= 9223372036854775808.0 ||
+                          static_cast<long long>(v) != i))
+    throw UserError(what + ": " + text + " is not exact as a double (integers are up to 2^53 in magnitude)");
   return v;
 }
 

@@ -396,6 +396,8 @@ TEST_F(RunCli, ErrorBadParam) {
   expectError(base + " -p low=abc", "--param low: 'abc' is not a number");
   expectError(base + " -p low", "--param 'low': write NAME=VALUE");
   expectError(base + " -p low=1 -p low=2", "--param low is given twice");
+  expectError(base + " -p low=1e50 -p high=2", "scalar input 'low' is float: 1e+50 is beyond its range");
+  expectError(base + " -p low=9007199254740993", "--param low: 9007199254740993 is not exact as a double");
   expectError(quote(scratch("int8_scalar.idsl")) + " -i " + quote(kCamera) + " -p t=300 -o " + quote(scratch("x.png")),
               "scalar input 't' is int8: 300 is not an integer in 0..255");
   expectError(quote(kBlur) + " -i " + quote(kCamera) + " -p M=1.5 -o " + quote(scratch("x.png")),
