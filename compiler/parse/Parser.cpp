@@ -54,6 +54,12 @@ void Parser::item(Program& p) {
     default:
       if (t.kind == Tok::Ident && t.text == "import" && peek(1).kind == Tok::StringLit) {
         p.imports.push_back(importDecl());
+      } else if (t.kind == Tok::Ident && t.text == "import" && peek(1).kind == Tok::Ident) {
+        // `import stdlib;`, `import lib/blur.idsl;`: no statement starts with two names.
+        std::string written;
+        for (int k = 1; k < 16 && peek(k).kind != Tok::Semi && peek(k).kind != Tok::End; ++k) written += peek(k).text;
+        if (written.find('.') == std::string::npos) written += "/NAME.idsl";
+        userError(peek(1).loc, "an import names its file in quotes: import \"" + written + "\";");
       } else if (isBasicType(t.kind)) {
         p.inputs.push_back(scalarDecl());
       } else if (t.kind == Tok::Ident || t.kind == Tok::KwFor || t.kind == Tok::KwDo) {

@@ -61,10 +61,14 @@ Value PipelineBuilder::scanValue(const ast::VExpr& e, Scope& sc) {
     // The count is right but the last argument is not a type name: say what
     // that position holds rather than "N arguments given".
     const ast::CallArg& a = e.args.back();
-    if (isSat && a.literal && a.literal->kind == ast::Expr::IntLit)
+    if (isSat && a.literal && a.literal->kind == ast::Expr::IntLit) {
+      // The scan it suggests names a dimension the image has.
+      long long d = a.literal->intValue, rank = stage(globalOperand(e.name, e.args[0], sc, "scans")).rank();
       userError(a.loc, "'sat' scans every dimension, so it takes no dimension; its second argument is an "
                        "optional result type ('sat(img, float)'); to scan one dimension, write 'scan(img, " +
-                           std::to_string(a.literal->intValue) + ")'");
+                           (d >= 0 && d < rank ? std::to_string(d) : "D") + ")'" +
+                           (d >= 0 && d < rank ? "" : ", D from 0 to " + std::to_string(rank - 1)));
+    }
     userError(a.loc, std::string("the ") + (isSat ? "second" : "third") + " argument of '" + e.name +
                          "' is its result type, a type name such as 'float' or 'int'");
   }
