@@ -8,6 +8,23 @@
 
 namespace formac::e2e {
 
+namespace {
+
+// A scalar of the pipeline (a sum) and point-wise members inside a periodic
+// group; a stage read with clamp beside it stays out of the group. Rank
+// `rank`, the smoothing's four offsets, mag's two, the extents' parameters.
+std::string mixed(int rank, const char* s0, const char* s1, const char* s2, const char* s3, const char* m0,
+                  const char* m1, const std::string& params) {
+  const std::string v = "vector#" + std::to_string(rank) + " float";
+  return "stencil sm(" + v + " X) {\n  return 0.25f * (X@" + s0 + " + X@" + s1 + " + X@" + s2 + " + X@" + s3 +
+         ");\n}\nstencil pw(" + v + " X, float k) { return X * k + 1.0f; }\nstencil mag(" + v + " X, " + v +
+         " Y) { return X@" + m0 + " * Y@" + m1 + " - Y; }\nparameter " + params + ";\n" + v + " img[" + params +
+         "];\nfloat k;\na = pw(img:wrap, k);\nb = sm(a:wrap);\nc = sm(img:clamped);\ns = sum(img);\n"
+         "d = pw(b:wrap, s);\nreturn mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);\n";
+}
+
+}  // namespace
+
 void periodic(std::vector<ProgramCase>& out) {
   // Eight steps of the 1-D heat equation on a ring (the zoo's heat1d).
   out.push_back(make("periodic_r1_heat8", R"(stencil step(vector#1 double U, double r) {
@@ -36,23 +53,9 @@ c = dx(b:wrap);
 d = same(c:wrap, b:wrap);
 return dx(d:wrap);
 )", {{1}, {2}, {5}, {13}, {300}, {1031}}));
-  // A scalar of the pipeline (a sum) and a point-wise member inside the
-  // group; a stage read with clamp beside it stays out of the group.
-  out.push_back(make("periodic_r3_mixed", R"(stencil sm(vector#3 float X) {
-  return 0.25f * (X@[-1,0,0] + X@[1,0,0] + X@[0,-1,1] + X@[0,1,-1]);
-}
-stencil pw(vector#3 float X, float k) { return X * k + 1.0f; }
-stencil mag(vector#3 float X, vector#3 float Y) { return X@[1,1,0] * Y@[-1,0,-1] - Y; }
-parameter A, B, C;
-vector#3 float img[A,B,C];
-float k;
-a = pw(img:wrap, k);
-b = sm(a:wrap);
-c = sm(img:clamped);
-s = sum(img);
-d = pw(b:wrap, s);
-return mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);
-)", {{1, 1, 1}, {2, 3, 4}, {5, 7, 3}, {20, 33, 17}}));
+  out.push_back(make("periodic_r3_mixed",
+                     mixed(3, "[-1,0,0]", "[1,0,0]", "[0,-1,1]", "[0,1,-1]", "[1,1,0]", "[-1,0,-1]", "A, B, C"),
+                     {{1, 1, 1}, {2, 3, 4}, {5, 7, 3}, {20, 33, 17}}));
   // Rank 2: a 5x5 mean and a Laplacian of it (the zoo's box5_wrap), an 8-bit
   // binomial blur, and the chain above with a point-wise member inlined.
   out.push_back(make("periodic_r2_box5", R"(stencil box5(vector#2 float X) {
@@ -82,19 +85,8 @@ parameter M, N;
 vector#2 int8 img[M,N];
 return gh(gv(img:wrap):wrap);
 )", {{1, 1}, {2, 2}, {17, 300}, {130, 64}}));
-  out.push_back(make("periodic_r2_mixed", R"(stencil sm(vector#2 float X) { return 0.25f * (X@[-1,0] + X@[1,0] + X@[0,-1] + X@[0,1]); }
-stencil pw(vector#2 float X, float k) { return X * k + 1.0f; }
-stencil mag(vector#2 float X, vector#2 float Y) { return X@[1,1] * Y@[-1,-1] - Y; }
-parameter M, N;
-vector#2 float img[M,N];
-float k;
-a = pw(img:wrap, k);
-b = sm(a:wrap);
-c = sm(img:clamped);
-s = sum(img);
-d = pw(b:wrap, s);
-return mag(d:wrap, b:wrap), mag(c:wrap, c:wrap);
-)", {{1, 1}, {4, 4}, {31, 65}, {66, 129}}));
+  out.push_back(make("periodic_r2_mixed", mixed(2, "[-1,0]", "[1,0]", "[0,-1]", "[0,1]", "[1,1]", "[-1,-1]", "M, N"),
+                     {{1, 1}, {4, 4}, {31, 65}, {66, 129}}));
   // Three steps of a 7-point 3-D Laplacian, and a 4-D chain of int8.
   out.push_back(make("periodic_r3_heat3", R"(stencil lap(vector#3 float U) {
   return U + 0.1f * (U@[-1,0,0] + U@[1,0,0] + U@[0,-1,0] + U@[0,1,0] + U@[0,0,-1] + U@[0,0,1] - 6.0f * U);
