@@ -21,34 +21,37 @@ bool sameExtent(const ir::Pipeline& p, const Stage& a, const Stage& b) {
   return true;
 }
 
+// Whether an image read is at q + offset: from the first dimension, unit
+// scales, no placement (what a tile's taps serve).
+bool atOffset(const ir::Expr& e) {
+  if (e.kind != ir::Expr::ImageRead || e.firstDim != 0 || !e.origin.empty()) return false;
+  for (const auto& a : e.axes)
+    if (a.scale != 1) return false;
+  return true;
+}
+
 // Reads of `producer` by `consumer` that a tile can serve; with `periodic`
 // (a periodic group's), reads that wrap too.
 bool tileReadable(const ir::Pipeline& p, int producer, int consumer, bool periodic) {
   bool ok = true;
   for (const auto& pc : p.stages[static_cast<size_t>(consumer)].pieces)
     forEachExpr(pc.body, [&](const ir::Expr& e) {
-      if (e.producer != producer) return;
-      if (e.kind == ir::Expr::IndexRead) ok = false;
-      if (e.kind != ir::Expr::ImageRead) return;
-      if ((e.mode == ir::BoundaryMode::Wrap && !periodic) || e.firstDim != 0 || !e.origin.empty()) ok = false;
-      for (const auto& a : e.axes)
-        if (a.scale != 1) ok = false;
+      if (e.producer != producer || (e.kind != ir::Expr::ImageRead && e.kind != ir::Expr::IndexRead)) return;
+      if (!atOffset(e) || (e.mode == ir::BoundaryMode::Wrap && !periodic)) ok = false;
     });
   return ok;
 }
 
-// Whether every read of the piece wraps, at q + offset (unit scale, no
-// placement), and it reads no image at a computed index: its value at a
-// position past the image, computed there, is the value at the wrapped one
-// when every stage it reads is periodic too (FusionGroup::periodic).
+// Whether every read of the piece wraps, at q + offset, and it reads no
+// image at a computed index: its value at a position past the image,
+// computed there, is the value at the wrapped one when every stage it reads
+// is periodic too (FusionGroup::periodic).
 bool readsWrapOnly(const ir::Piece& pc) {
   bool ok = true;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
     if (e.kind == ir::Expr::IndexRead) ok = false;
     if (e.kind != ir::Expr::ImageRead || e.axes.empty()) return;  // no axes: a scalar of the pipeline
-    if (e.mode != ir::BoundaryMode::Wrap || e.firstDim != 0 || !e.origin.empty()) ok = false;
-    for (const auto& a : e.axes)
-      if (a.scale != 1) ok = false;
+    if (!atOffset(e) || e.mode != ir::BoundaryMode::Wrap) ok = false;
   });
   return ok;
 }
@@ -129,10 +132,8 @@ std::string fitReachTile(const ir::Pipeline& p, FusionGroup& trial, const Fusion
 bool readsNeighbours(const ir::Piece& pc) {
   bool found = false;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
-    if (e.kind != ir::Expr::ImageRead || e.firstDim != 0 || !e.origin.empty()) return;
-    bool unit = true, moved = false;
-    for (const auto& a : e.axes) unit = unit && a.scale == 1, moved = moved || a.offset != 0;
-    found = found || (unit && moved);
+    if (!atOffset(e)) return;
+    for (const auto& a : e.axes) found = found || a.offset != 0;
   });
   return found;
 }

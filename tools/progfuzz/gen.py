@@ -163,6 +163,10 @@ class StencilDef:
                      for p in self.params)
 
 
+# The profiles (run.py and gpu_bundle.sh take the same list).
+PROFILES = ['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks', 'periodic']
+
+
 class Gen:
     def __init__(self, seed, profile='mixed'):
         self.seed = seed
@@ -170,6 +174,7 @@ class Gen:
         # 'window': also 4x4 to 5x5 weighted windows; 'ranks': the chains in rank 1, 3 or 4;
         # 'periodic': the chains in every rank, every image read with wrap (CUDA's periodic groups)
         self.chains = profile in ('fusion', 'window', 'ranks', 'periodic')
+        self.periodic = profile == 'periodic'
         self.r = random.Random(seed)
         self.types = WIDE_TYPES if profile in ('mixed', 'scan', 'loop') else TYPES
         self.lines = []     # statements
@@ -257,7 +262,7 @@ class Gen:
         """A boundary mode for an image whose elements (fields) have `types`;
         a constant that does not fit one of them is an error, so it becomes 2
         (no further draw: the random stream stays as before)."""
-        if self.profile == 'periodic':
+        if self.periodic:
             return 'wrap'
         m = self.pick(['', 'mirror', 'clamped', 'extend', 'wrap', 'constant'],
                       [4 if allow_none else 0, 3, 2, 1, 3, 2])
@@ -512,7 +517,7 @@ class Gen:
 
     # -------------------------------------------------------------- stencil calls
     def scales_for(self, rank):
-        if self.profile == 'periodic' or self.chance(0.8):
+        if self.periodic or self.chance(0.8):
             return [1] * rank
         return [self.pick([1, 1, 2, 3]) for _ in range(rank)]
 
@@ -527,14 +532,13 @@ class Gen:
         nested = False
         if a0 is None:
             # (the periodic profile: plain images, read at q + offset only)
-            periodic = self.profile == 'periodic'
-            if depth < 1 and not periodic and self.chance(0.08):
+            if depth < 1 and not self.periodic and self.chance(0.08):
                 base = self.choose_image()
                 if base is not None:
                     text, a0 = self.stencil_call(base, depth + 1)
                     a0.text = text
                     nested = True
-            if a0 is None and depth < 1 and not periodic and self.chance(0.1):
+            if a0 is None and depth < 1 and not self.periodic and self.chance(0.1):
                 # a sub-domain or a sample as the argument itself (its own
                 # extent, and the mode applies to it)
                 src = self.choose_image()
@@ -549,7 +553,7 @@ class Gen:
         target = [sz_div(e, s) for e, s in zip(a0.ext, s0)]
         args = [(a0, s0, False)]
         for _ in range(n_img - 1):
-            if self.profile != 'periodic' and self.chance(0.12):
+            if not self.periodic and self.chance(0.12):
                 img = self.choose_image(rank=rank, exclude_struct=False)
                 args.append((img, [1] * rank, True))
                 continue
@@ -1131,7 +1135,7 @@ class Gen:
     # -------------------------------------------------------------- program
     def program(self):
         r = self.r
-        rank = ((self.pick([1, 3, 4]) if self.profile == 'ranks' else self.pick([1, 2, 3, 4]) if self.profile == 'periodic'
+        rank = ((self.pick([1, 3, 4]) if self.profile == 'ranks' else self.pick([1, 2, 3, 4]) if self.periodic
                  else 2) if self.chains else self.pick([1, 2, 3], [2, 6, 2]))
         self.rank = rank
         names = {1: ['N'], 2: ['M', 'N'], 3: ['A', 'B', 'C'], 4: ['A', 'B', 'C', 'D']}[rank]
@@ -1337,7 +1341,7 @@ class Gen:
         if self.profile == 'ranks':
             # several bands of planes (rank 3, 4), several chunks (rank 1)
             runs.append({1: [70001], 3: [100, 3, 5], 4: [60, 2, 3, 4]}[rank])
-        if self.profile == 'periodic':
+        if self.periodic:
             # several tiles each way on the GPU (regions past both edges)
             runs.append({1: [9001], 2: [100, 200], 3: [20, 33, 40], 4: [9, 10, 11, 12]}[rank])
         return runs
@@ -1367,7 +1371,7 @@ def main():
     ap.add_argument('seed')
     ap.add_argument('-o', '--output')
     ap.add_argument('--sizes', action='store_true', help='print the sizes line only')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks', 'periodic'],
+    ap.add_argument('--profile', default='mixed', choices=PROFILES,
                     help='fusion: 4-9 rank-2 stencil applications, one result (the fused CPU tiles); '
                          'window: fusion with weighted 4x4 to 5x5 windows (staged CUDA inputs); '
                          'scan: mixed with scans, sats and box filters of them in every program; '

@@ -167,11 +167,11 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--out', default='/tmp/progfuzz')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per program')
-    ap.add_argument('--profile', default='mixed', choices=['mixed', 'fusion', 'window', 'scan', 'loop', 'ranks', 'periodic'],
+    ap.add_argument('--profile', default='mixed', choices=gen.PROFILES,
                     help='gen.py\'s profile (mixed: everything, scans and do loops now and then; fusion: long '
                     'rank-2 chains; window: with weighted windows; scan: mixed with scans, sats and box filters '
                     'of them in every program; loop: mixed with a do loop in every program; ranks: the chains of '
-                    'fusion in rank 1, 3 or 4)')
+                    'fusion in rank 1, 3 or 4; periodic: the chains in every rank, every image read with wrap)')
     ap.add_argument('--no-cuda', action='store_true',
                     help='leave out --emit=cuda (for constructs the CUDA backend does not compile yet)')
     ap.add_argument('--nvcc', help='also compile the generated CUDA (fused and --no-fuse) with this nvcc '
