@@ -38,6 +38,11 @@ class CudaGen {
       : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups),
         settle_(l.localFixpoints), program_{&p_, &n_, &groups_, o.kernelName} {
     for (const ir::Stage* s : loops()) {
+      LoopInPlace in = loopInPlaceCuda(p_, *s);
+      for (size_t j = 0; j < in.initial.size(); ++j) {
+        if (in.initial[j] >= 0) inPlace_[in.initial[j]] = loopBufferCuda(*s, j);
+        if (in.result[j] >= 0) inPlace_[in.result[j]] = loopBufferCuda(*s, j);
+      }
       auto lf = settle_.find(s->id);
       if (lf != settle_.end() && lf->second.ok)
         settleCuda_[s->id] = settleKernelCuda(*s->loop, lf->second, loopKernel(*s) + "_settle");
@@ -262,12 +267,13 @@ class CudaGen {
   // ------------------------------------------------------------ unfused kernels
   std::string kernelName(int sink, size_t piece) const { return cudaStageKernelName(program_, sink, piece); }
 
-  // One thread per point of each piece, or of a lattice composite's lattice
+  // A thread per few points of each piece, or of a lattice composite's lattice
   // (StageKernel_CUDA.h); grid-stride loops cover any size.
   std::string stageKernels(int sid) {
     const ir::Stage& s = stage(sid);
     StageKernelRequest r;
     r.stage = &s;
+    r.pointsPerThread = stagePointsPerThread(p_, sid);
     r.names = &n_;
     r.comment = stageComment(s);
     std::string args;
@@ -363,6 +369,8 @@ class CudaGen {
   // The device pointer of stage `id` inside run().
   std::string deviceBuffer(int id) const {
     if (stage(id).kind == ir::Stage::Input) return "d_" + name(id);
+    auto in = inPlace_.find(id);
+    if (in != inPlace_.end()) return in->second;
     int o = ownedOutput(id);
     if (o >= 0) return "d_" + outputName(p_, static_cast<size_t>(o));
     return "ws->" + name(id);
@@ -382,7 +390,7 @@ class CudaGen {
     std::vector<std::pair<std::string, const ir::Stage*>> buffers;  // member name, stage
     for (const auto& s : p_.stages) {
       if (s.kind == ir::Stage::Input) buffers.push_back({"formac_in_" + name(s.id), &s});
-      else if (inMemory(s.id) && ownedOutput(s.id) < 0) buffers.push_back({name(s.id), &s});
+      else if (inMemory(s.id) && ownedOutput(s.id) < 0 && !inPlace_.count(s.id)) buffers.push_back({name(s.id), &s});
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i)
       buffers.push_back({"formac_out_" + outputName(p_, i), &stage(p_.outputs[i])});
@@ -550,6 +558,8 @@ class CudaGen {
   const CudaOptions& o_;
   Names n_;
   std::map<int, SettleCuda> settleCuda_;  // each settled loop's kernel, printed once
+  // Stages whose device memory is a loop's buffer a_j (loopInPlaceCuda): no copy into or out of the loop.
+  std::map<int, std::string> inPlace_;
   std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
   const std::vector<passes::FusionGroup>& groups_;
   const std::map<int, passes::LocalFixpoint>& settle_;

@@ -103,10 +103,11 @@ HostExpr pieceLast(const CudaProgram& c, const ir::Stage& s, const ir::Piece& pc
 
 // An unfused stage: a launch per piece over the piece's box, or one over
 // the union of the boxes for a lattice composite (StageKernel_CUDA.h) (nx,
-// ny, nz: the last dimension, the one before, the others flattened): rank 1:
-// blocks of 256, min(ceil(nx / 256), 2^30) of them; rank >= 2: blocks of 32
-// x 8, grid (min(ceil(nx / 32), 2^30), min(ceil(ny / 8), 65535), min(nz,
-// 65535)); the kernels' loops stride over the rest.
+// ny, nz: the last dimension, the one before, the others flattened; V:
+// stagePointsPerThread): rank 1: blocks of 256, min(ceil(nx / (256 V)), 2^30)
+// of them; rank >= 2: blocks of 32 x 8, grid (min(ceil(nx / (32 V)), 2^30),
+// min(ceil(ny / 8), 65535), min(nz, 65535)); the kernels' loops stride over
+// the rest.
 HostStep stageSchedule(const CudaProgram& c, int sid, LaunchSchedule& sc) {
   const ir::Stage& s = stageOf(c, sid);
   size_t r = s.extent.size();
@@ -137,7 +138,8 @@ HostStep stageSchedule(const CudaProgram& c, int sid, LaunchSchedule& sc) {
     HostKernel k;
     k.name = cudaStageKernelName(c, sid, piece);
     int bx = r == 1 ? kThreads : 32, by = r == 1 ? 1 : kThreads / 32;
-    HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(hval(nx), bx), hc(1LL << 30)), argsOf(c, {sid}, sid), bx);
+    HostStep l = hlaunch(sc.kernel(k), hmin(ceilDiv(hval(nx), bx * stagePointsPerThread(*c.pipeline, sid)), hc(1LL << 30)),
+                         argsOf(c, {sid}, sid), bx);
     l.block[1] = hc(by);
     l.grid[1] = hmin(ceilDiv(hval(ny), by), hc(65535));
     l.grid[2] = hmin(hval(nz), hc(65535));

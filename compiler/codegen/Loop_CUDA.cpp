@@ -1,10 +1,12 @@
 #include "codegen/Loop_CUDA.h"
 
+#include <algorithm>
 #include <set>
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/Settle_CUDA.h"
 #include "codegen/StageFacts.h"
+#include "ir/Edges.h"
 #include "support/Diagnostics.h"
 
 namespace formac::codegen {
@@ -14,9 +16,10 @@ const ir::Loop& loopOf(const LoopCuda& l) { return *l.first->loop; }
 const ir::Stage& outerStage(const LoopCuda& l, int id) { return l.pipeline->stages[static_cast<size_t>(id)]; }
 // The loop's j-th result (LoopResult stages are consecutive).
 const ir::Stage& result(const LoopCuda& l, size_t j) { return outerStage(l, l.first->id + static_cast<int>(j)); }
-std::string member(const LoopCuda& l, const std::string& what) {
-  return "formac_loop" + std::to_string(l.first->id) + "_" + what;
+std::string member(const ir::Stage& first, const std::string& what) {
+  return "formac_loop" + std::to_string(first.id) + "_" + what;
 }
+std::string member(const LoopCuda& l, const std::string& what) { return member(*l.first, what); }
 std::string ws(const LoopCuda& l, const std::string& what) { return "ws->" + member(l, what); }
 std::string buffer(const LoopCuda& l, char which, size_t j) { return ws(l, std::string(1, which) + std::to_string(j)); }
 std::string bytes(const LoopCuda& l, size_t j) {
@@ -399,6 +402,28 @@ std::string loopDestroyCuda(const LoopCuda& l) {
 
 std::string loopRoundsCuda(const LoopCuda& l) { return ws(l, "rounds"); }
 
+std::string loopBufferCuda(const ir::Stage& first, size_t j) { return "ws->" + member(first, "a" + std::to_string(j)); }
+
+LoopInPlace loopInPlaceCuda(const ir::Pipeline& p, const ir::Stage& first) {
+  const ir::Loop& loop = *first.loop;
+  const size_t n = loop.carried.size();
+  LoopInPlace r{std::vector<int>(n, -1), std::vector<int>(n, -1)};
+  const std::vector<ir::Edge> edges = ir::collectEdges(p);
+  auto isOutput = [&](int id) { return std::find(p.outputs.begin(), p.outputs.end(), id) != p.outputs.end(); };
+  auto ownLoop = [&](int id) { return id >= first.id && id < first.id + static_cast<int>(n); };
+  for (size_t j = 0; j < n; ++j) {
+    const int x = loop.carried[j].outer;
+    const ir::Stage& s = p.stages[static_cast<size_t>(x)];
+    bool alone = s.kind == ir::Stage::Computed && !isOutput(x) && coversExtent(p, s);
+    for (const auto& e : edges) alone = alone && (e.producer != x || ownLoop(e.consumer));
+    for (const auto& b : loop.reads) alone = alone && b.outer != x;
+    for (size_t k = 0; k < n; ++k) alone = alone && (k == j || loop.carried[k].outer != x);
+    if (alone) r.initial[j] = x;
+    if (ownedOutput(p, first.id + static_cast<int>(j)) < 0) r.result[j] = first.id + static_cast<int>(j);
+  }
+  return r;
+}
+
 std::string loopLaunchCuda(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
   const std::string in = "    ";
@@ -432,14 +457,17 @@ std::string loopLaunchCuda(const LoopCuda& l) {
     t += in + "  if (" + plain + ")\n";
   }
   t += in + "    return 1;\n" + in + "}\n";
+  // A pointer that is a_j itself (loopInPlaceCuda) needs no copy.
   for (size_t j = 0; j < loop.carried.size(); ++j)
-    t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
-         ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
+    if (l.initial[j] != buffer(l, 'a', j))
+      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
+           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
   t += in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + ws(l, "rounds") + ", 0, sizeof(long long), stream), return 1);\n" +
        in + "FORMAC_CUDA_CHECK(cudaGraphLaunch(" + ws(l, "exec") + ", stream), return 1);\n";
   for (size_t j = 0; j < loop.carried.size(); ++j)
-    t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " + buffer(l, 'a', j) + ", " + bytes(l, j) +
-         ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
+    if (l.results[j] != buffer(l, 'a', j))
+      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " + buffer(l, 'a', j) + ", " + bytes(l, j) +
+           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
   return t + "  }\n";
 }
 

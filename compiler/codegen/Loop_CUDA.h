@@ -16,7 +16,8 @@
 //   if (hc) copy b -> a               hc: 0 at launch; the last round wrote b
 //
 // so a_j holds the last round's image (the initial one when R <= 0), and the
-// enqueue copies it into the loop's result. A monotone propagation
+// enqueue copies it into the loop's result. Where loopInPlaceCuda allows, the
+// initial image is computed into a_j and the result read from a_j: no copy. A monotone propagation
 // (LoopCuda::settle, R > 1) gets formac_settle_graph instead: round 1 from a
 // into b and its measure; while (hp) { a settling pass (Settle_CUDA.h) };
 // then if (hb) copy b -> a, or, when round 1 moved points both ways or the
@@ -50,6 +51,20 @@ struct LoopCuda {
   const passes::LocalFixpoint* settle = nullptr;
   const SettleCuda* settleKernel = nullptr;
 };
+
+// The device pointer of carried image j's buffer a_j (an expression over `ws`).
+std::string loopBufferCuda(const ir::Stage& first, size_t j);
+
+// Per carried image j of the loop whose first LoopResult stage is `first`:
+// initial[j], the stage holding X<A-1> when its memory can be a_j itself (a
+// computed stage that writes every point, read by nothing but this loop, no
+// output, the initial value of no other carried image), else -1; result[j],
+// the LoopResult stage when its memory can be a_j (it is no output of its
+// own: after the loop nothing writes a_j), else -1.
+struct LoopInPlace {
+  std::vector<int> initial, result;
+};
+LoopInPlace loopInPlaceCuda(const ir::Pipeline& p, const ir::Stage& first);
 
 // Device code once per program with loops: the kernels after_odd and after_even.
 std::string loopPreludeCuda();

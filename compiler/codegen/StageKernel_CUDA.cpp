@@ -4,6 +4,7 @@
 
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/IndexBounds.h"
+#include "codegen/StageFacts.h"
 #include "passes/Target.h"
 
 namespace formac::codegen {
@@ -12,9 +13,10 @@ namespace {
 
 // Grid-stride loops over q0..q(r-1) in [LO d, HI d] (LO and HI name the
 // bounds: "lo" gives lo0, lo1, ...): x the innermost dimension, y the one
-// before, z all outer ones flattened. `inner` prints the statements of one
+// before, z all outer ones flattened. Along x a thread takes `points` points
+// a block's width (bx threads) apart. `inner` prints the statements of one
 // point at the indentation it is given.
-std::string gridLoops(size_t rank, const std::string& LO, const std::string& HI,
+std::string gridLoops(size_t rank, int points, const std::string& LO, const std::string& HI,
                       const std::function<std::string(const std::string&)>& inner) {
   std::string t, ind = "  ";
   auto lo = [&](size_t d) { return LO + std::to_string(d); };
@@ -39,10 +41,21 @@ std::string gridLoops(size_t rank, const std::string& LO, const std::string& HI,
          " <= " + hi(rank - 2) + "; q" + Y + " += (I)gridDim.y * blockDim.y) {\n";
     ind += "  ";
   }
-  std::string L = std::to_string(rank - 1);
-  t += ind + "for (I q" + L + " = " + lo(rank - 1) + " + (I)blockIdx.x * blockDim.x + threadIdx.x; q" + L +
-       " <= " + hi(rank - 1) + "; q" + L + " += (I)gridDim.x * blockDim.x) {\n";
-  t += inner(ind + "  ") + ind + "}\n";
+  std::string L = std::to_string(rank - 1), X = "q" + L;
+  if (points == 1) {
+    t += ind + "for (I " + X + " = " + lo(rank - 1) + " + (I)blockIdx.x * blockDim.x + threadIdx.x; " + X + " <= " +
+         hi(rank - 1) + "; " + X + " += (I)gridDim.x * blockDim.x) {\n";
+    t += inner(ind + "  ") + ind + "}\n";
+  } else {
+    const std::string bx = std::to_string(rank == 1 ? kCudaThreads : 32), span = bx + " * " + std::to_string(points);
+    t += ind + "for (I formac_first = " + lo(rank - 1) + " + (I)blockIdx.x * (" + span + ") + threadIdx.x; formac_first <= " +
+         hi(rank - 1) + "; formac_first += (I)gridDim.x * (" + span + ")) {\n";
+    t += ind + "  #pragma unroll\n";
+    t += ind + "  for (int formac_j = 0; formac_j < " + std::to_string(points) + "; ++formac_j) {\n";
+    t += ind + "    const I " + X + " = formac_first + formac_j * " + bx + ";\n";
+    t += ind + "    if (" + X + " <= " + hi(rank - 1) + ") {\n";
+    t += inner(ind + "      ") + ind + "    }\n" + ind + "  }\n" + ind + "}\n";
+  }
   for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
     ind.resize(ind.size() - 2);
     t += ind + "}\n";
@@ -67,7 +80,7 @@ std::string pieceKernels(const StageKernelRequest& r) {
     LoopNestOptions lo = r.options(r.stage->pieces[k]);
     bool fast = needsBorderChecks(lo);
     std::string body = boxDeclarations(lo, fast, "  ") +
-                       gridLoops(rank, "lo", "hi", [&](const std::string& in) { return cudaPointCode(lo, fast, in); });
+                       gridLoops(rank, r.pointsPerThread, "lo", "hi", [&](const std::string& in) { return cudaPointCode(lo, fast, in); });
     t += kernelOpening(r, k) + closing(r, body);
   }
   return t;
@@ -94,7 +107,7 @@ std::string latticeKernel(const StageKernelRequest& r) {
     }
     body += "  }\n";
   }
-  body += gridLoops(rank, "formac_lo", "formac_hi", [&](const std::string& in) {
+  body += gridLoops(rank, r.pointsPerThread, "formac_lo", "formac_hi", [&](const std::string& in) {
     std::string t;
     for (size_t k = 0; k < s.pieces.size(); ++k) {
       LoopNestOptions lo = r.options(s.pieces[k]);
@@ -113,6 +126,12 @@ std::string latticeKernel(const StageKernelRequest& r) {
 }
 
 }  // namespace
+
+int stagePointsPerThread(const ir::Pipeline& p, int sid) {
+  size_t narrowest = typeSize(p.stages.at(static_cast<size_t>(sid)).type);
+  for (int id : producersOf(p, {sid})) narrowest = std::min(narrowest, typeSize(p.stages.at(static_cast<size_t>(id)).type));
+  return narrowest >= 16 ? 1 : static_cast<int>(std::min<size_t>(8, 16 / narrowest));
+}
 
 bool latticeComposite(const ir::Stage& s) {
   if (s.pieces.size() < 2) return false;

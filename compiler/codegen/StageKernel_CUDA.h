@@ -1,5 +1,10 @@
 // The CUDA kernels of an unfused stage (no group, not tiled): a grid-stride
-// loop nest over each piece's box, one point a thread and pass.
+// loop nest over each piece's box, stagePointsPerThread points a thread and
+// pass along the last dimension, a block's width apart (so that each load
+// and store of a warp stays contiguous, and a thread has that many loads in
+// flight: one 1-byte point a thread moved an 8192² image at a quarter of the
+// copy's speed on the H100, one float at 0.72 of it; 16 bytes a thread
+// reach the copy, bench/gpu/RESULTS.md).
 //
 // A stage whose pieces interleave on one lattice (latticeComposite: the
 // four parity pieces of an up-sampled image, `@[(1,2),(0,2)] = ...`) gets a
@@ -25,8 +30,13 @@ namespace formac::codegen {
 // every start a constant in [0, step) (a residue of the lattice).
 bool latticeComposite(const ir::Stage& s);
 
+// Points a thread along the last dimension: 16 bytes of the narrowest
+// element the stage reads or writes, at most 8 (1 for a wider struct).
+int stagePointsPerThread(const ir::Pipeline& p, int sid);
+
 struct StageKernelRequest {
   const ir::Stage* stage = nullptr;
+  int pointsPerThread = 1;  // stagePointsPerThread
   const Names* names = nullptr;
   std::string comment;  // printed above each kernel
   std::string params;   // the kernels' parameter list (index type I)

@@ -436,6 +436,31 @@ while (any(c<i>));
 return e<i>;
 )";
 
+// The loop's buffers shared with the stages around it (loopInPlaceCuda):
+// g<0> is read by nothing but the loop, so it is computed into the loop's
+// buffer; e<0> is read again after the loop, so it keeps its own; the
+// results e<i> and g<i> are read by later stages from the loop's buffers.
+// A wrong sharing shows in d (e<i> - e<0>) or t.
+std::string inPlace(const std::string& t) {
+  return fill(counter(2, "%T%") + kDiffers + R"(stencil seed(vector#2 %T% X) { return cast<%T%>(X > 3 ? 2 : (X > 1 ? 1 : 0)); }
+stencil grow(vector#2 %T% E) { return cast<%T%>(E == 1 && max(E@[0,-1], E@[1,0]) == 2 ? 2 : E); }
+stencil diff(vector#2 %T% A, vector#2 %T% B) { return A - B + 0.5 * A; }
+stencil twice(vector#2 %T% A, vector#2 %T% B) { return A * 2 + B; }
+parameter M, N, R;
+vector#2 %T% img[M,N];
+cnt<0> = zero(img);
+e<0> = seed(img);
+g<0> = seed(img@[0,1]:clamped);
+do i = 1..R
+  e<i> = grow(e<i-1>:constant(0));
+  g<i> = grow(g<i-1>:mirror);
+  cnt<i> = inc(cnt<i-1>);
+  c<i> = differs(e<i>, e<i-1>);
+while (any(c<i>));
+return cnt<i>, diff(e<i>, e<0>), twice(g<i>, e<i>);
+)", {{"%T%", t}});
+}
+
 }  // namespace
 
 std::vector<ProgramCase> loopCases() {
@@ -459,6 +484,9 @@ std::vector<ProgramCase> loopCases() {
   out.push_back(make("settle_helper", kSettleHelper, {{1, 1, 5}, {37, 131, 100000}, {200, 150, 100000}, {70, 130, 2}}));
   out.push_back(make("settle_mirror", kSettleMirror, {{5, 7}, {2, 3}, {1, 4}, {9, 1}, {13, 17}, {70, 90}}));
   out.push_back(make("settle_spiral", kSettleSpiral, {{1, 1}, {2, 3}, {40, 40}, {23, 57}, {150, 9}, {0, 4}}));
+  for (const char* t : {"int8", "float"})
+    out.push_back(make(std::string("loop_in_place_") + t, inPlace(t),
+                       {{1, 1, 9}, {2, 3, 0}, {13, 17, 100}, {37, 131, 3}, {0, 4, 5}, {70, 90, 100000}}));
   out.push_back(make("loop_conditions", kConditions, {{1, 1}, {2, 3}, {13, 17}, {37, 131}, {0, 3}}));
   return out;
 }
