@@ -156,6 +156,10 @@ std::string access(const Expr& e, const std::vector<std::string>& idx, const std
 }
 
 std::string printRead(const Expr& e, const ExprContext& ctx) {
+  if (ctx.preloaded) {
+    std::string v = ctx.preloaded(e);
+    if (!v.empty()) return v + fieldSuffix(e, ctx);
+  }
   std::vector<std::string> idx;
   if (e.kind == Expr::IndexRead) {
     for (const auto& a : e.args) idx.push_back(printCExpr(*a, ctx));

@@ -36,6 +36,10 @@ struct ExprContext {
   // per-dimension indices, instead of indexing its global buffer. Fused
   // kernels use it to read on-chip tiles.
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // When set and it gives text for a read, that text is the read's value (a
+  // value the caller loaded already: the settling kernel's neighbourhood,
+  // each point of it loaded once). Empty text: the read is printed as usual.
+  std::function<std::string(const ir::Expr& read)> preloaded;
   // With `checked`: the producers whose out-of-range reads `access` resolves
   // itself (a tile whose halo holds the boundary's values), read unresolved.
   std::function<bool(int id)> resolved;

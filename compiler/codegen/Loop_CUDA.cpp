@@ -259,9 +259,12 @@ static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, 
   unsigned long long m = 0;
   int d = 0;
   unsigned sides = 0;
-  if (j < cols)
-    for (int k = threadIdx.x / FORMAC_SETTLE_TILE; k < FORMAC_SETTLE_TILE && i0 + k < rows;
-         k += blockDim.x / FORMAC_SETTLE_TILE) {
+  /* every row's loads issued before the first is compared (a tile's time is their latency) */
+  enum { FORMAC_STEP = 256 / FORMAC_SETTLE_TILE };
+#pragma unroll
+  for (int u = 0; u < FORMAC_SETTLE_TILE / FORMAC_STEP; ++u) {
+    const int k = (int)threadIdx.x / FORMAC_SETTLE_TILE + u * FORMAC_STEP;
+    if (j < cols && i0 + k < rows) {
       const T a = x0[(i0 + k) * cols + j], b = x[(i0 + k) * cols + j];
       if (a != b) {
         d |= b > a ? 1 : 2;
@@ -269,6 +272,7 @@ static __global__ void __launch_bounds__(256) formac_settle_measure(const T* x, 
         m += count ? 1 : b > a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
       }
     }
+  }
   if (m) atomicAdd(&moved, m);
   if (d) atomicOr(&dir, d);
   sides = __syncthreads_or(sides & 1) | __syncthreads_or(sides & 2) << 1 | __syncthreads_or(sides & 4) << 2 |

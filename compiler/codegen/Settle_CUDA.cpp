@@ -1,12 +1,30 @@
 #include "codegen/Settle_CUDA.h"
 
+#include <algorithm>
 #include <set>
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/SettleBody.h"
 #include "codegen/Naming.h"
+#include "ir/Edges.h"
 
 namespace formac::codegen {
+namespace {
+
+// The offsets {dy, dx} of the carried image's reads at a constant offset
+// from the point (the tile holds them), each once, in the body's order.
+std::vector<std::pair<int, int>> tileReads(const ir::Body& b, int carried) {
+  std::vector<std::pair<int, int>> out;
+  ir::forEachExpr(b, [&](const ir::Expr& e) {
+    if (e.kind != ir::Expr::ImageRead || e.producer != carried || !e.origin.empty() || e.axes.size() != 2) return;
+    if (e.axes[0].scale != 1 || e.axes[1].scale != 1) return;
+    std::pair<int, int> o{e.axes[0].offset, e.axes[1].offset};
+    if (std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+  });
+  return out;
+}
+
+}  // namespace
 
 SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name) {
   const ir::Pipeline& body = *loop.body;
@@ -35,7 +53,26 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
     for (size_t d = 1; d < idx.size(); ++d) lin = "(" + lin + " * " + extent(id, static_cast<int>(d)) + " + (" + idx[d] + "))";
     return bn.stage[static_cast<size_t>(id)] + "[" + lin + "]";
   };
-  const std::string value = "        " + T + " formac_v;\n" + printSettleValue(lf.body, ctx, "        ");
+  // Each point of the neighbourhood is loaded once (the tile is volatile:
+  // a read printed twice would load twice), the point itself as formac_old.
+  const std::vector<std::pair<int, int>> near = tileReads(lf.body, lf.carried);
+  auto local = [&](const std::pair<int, int>& o) {
+    if (o.first == 0 && o.second == 0) return std::string("formac_old");
+    return "formac_n" + std::to_string(std::find(near.begin(), near.end(), o) - near.begin());
+  };
+  ctx.preloaded = [&](const ir::Expr& e) {
+    if (e.kind != ir::Expr::ImageRead || e.producer != lf.carried || !e.origin.empty() || e.axes.size() != 2 ||
+        e.axes[0].scale != 1 || e.axes[1].scale != 1)
+      return std::string();
+    return local({e.axes[0].offset, e.axes[1].offset});
+  };
+  std::string loads = "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
+                      "        const " + T + " formac_old = formac_t[formac_here];\n";
+  for (const auto& o : near)
+    if (o.first != 0 || o.second != 0)
+      loads += "        const " + T + " " + local(o) + " = formac_t[formac_here + (" + std::to_string(o.first) +
+               ") * FORMAC_W + (" + std::to_string(o.second) + ")];\n";
+  const std::string value = loads + "        " + T + " formac_v;\n" + printSettleValue(lf.body, ctx, "        ");
   const std::string rows = extent(lf.carried, 0), cols = extent(lf.carried, 1);
 
   SettleCuda s;
@@ -52,7 +89,7 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   // A halo point outside the image holds what a read there gives: the
   // boundary constant, or the point it resolves to (clamped, extend, mirror:
   // read now, stale while the tile changes it, hence the tile's own mark).
-  std::string haloLoad = "formac_t[formac_k] = formac_li >= 0 && formac_li < formac_rows && formac_lj >= 0 && formac_lj < formac_cols ? formac_x[formac_li * formac_cols + formac_lj] : ";
+  std::string haloLoad = "formac_h[formac_u] = formac_li >= 0 && formac_li < formac_rows && formac_lj >= 0 && formac_lj < formac_cols ? formac_x[formac_li * formac_cols + formac_lj] : ";
   if (lf.mode == BoundaryMode::Constant)
     haloLoad += "(" + T + ")(" + std::to_string(static_cast<long long>(lf.constant)) + ");";
   else {
@@ -77,6 +114,9 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "  const long long formac_i0 = (long long)blockIdx.y * FORMAC_TILE, formac_j0 = (long long)blockIdx.x * FORMAC_TILE;\n"
       "  const int formac_parity = formac_st->parity;\n"
       "  const int formac_lx = threadIdx.x % FORMAC_TILE, formac_ly = threadIdx.x / FORMAC_TILE;\n"
+      "  /* the tile's rows and columns inside the image */\n"
+      "  const int formac_ylim = (int)(formac_rows - formac_i0 < FORMAC_TILE ? formac_rows - formac_i0 : FORMAC_TILE);\n"
+      "  const int formac_xlim = (int)(formac_cols - formac_j0 < FORMAC_TILE ? formac_cols - formac_j0 : FORMAC_TILE);\n"
       "  const long long formac_col = formac_j0 + formac_lx;  /* loads and stores: 4 rows of 64 at a time */\n"
       "  unsigned long long formac_moved = 0;\n"
       "  int formac_sweeps = 0, formac_changed = 0;\n"
@@ -90,10 +130,18 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    formac_block_moved = 0;\n"
 
       "  }\n"
-      "  for (int formac_k = threadIdx.x; formac_k < (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W; formac_k += " + threads + ") {\n"
+      "  /* the tile and its halo: every load issued before the first is stored (a tile's time is the loads' latency) */\n"
+      "  enum { FORMAC_HALO = (FORMAC_TILE + 2 * FORMAC_R) * FORMAC_W, FORMAC_LOADS = (FORMAC_HALO + " + threads + " - 1) / " + threads + " };\n"
+      "  " + T + " formac_h[FORMAC_LOADS];\n"
+      "#pragma unroll\n"
+      "  for (int formac_u = 0; formac_u < FORMAC_LOADS; ++formac_u) {\n"
+      "    const int formac_k = threadIdx.x + formac_u * " + threads + ";\n"
       "    const long long formac_li = formac_i0 - FORMAC_R + formac_k / FORMAC_W, formac_lj = formac_j0 - FORMAC_R + formac_k % FORMAC_W;\n"
-      "    " + haloLoad + "\n"
+      "    if (formac_k < FORMAC_HALO) " + haloLoad + "\n"
       "  }\n"
+      "#pragma unroll\n"
+      "  for (int formac_u = 0; formac_u < FORMAC_LOADS; ++formac_u)\n"
+      "    if (threadIdx.x + formac_u * " + threads + " < FORMAC_HALO) formac_t[threadIdx.x + formac_u * " + threads + "] = formac_h[formac_u];\n"
       "  __syncthreads();\n"
       "  for (;;) {  /* sweeps to the tile's fixed point: runs of " + run + " along rows, then columns, forwards, then back */\n"
       "    int formac_swept = 0;\n"
@@ -105,10 +153,9 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
       "    for (int formac_kk = 0; formac_kk < " + run + "; ++formac_kk) {\n"
       "      const int formac_k = formac_back ? " + run + " - 1 - formac_kk : formac_kk;\n"
       "      const int formac_py = formac_ry + (formac_along ? 0 : formac_k), formac_px = formac_rx + (formac_along ? formac_k : 0);\n"
-      "      const long long formac_i = formac_i0 + formac_py, formac_j = formac_j0 + formac_px;\n"
-      "      if (formac_i < formac_rows && formac_j < formac_cols) {\n" + value +
-      "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
-      "        const " + T + " formac_old = formac_t[formac_here];\n"
+      "      if (formac_py < formac_ylim && formac_px < formac_xlim) {\n"
+      "        const long long formac_i = formac_i0 + formac_py, formac_j = formac_j0 + formac_px;\n"
+      "        (void)formac_i;\n        (void)formac_j;\n" + value +
       "        if (formac_v != formac_old) {\n"
       + std::string(lf.selective
             ? "          formac_moved += formac_old == formac_x0[formac_i * formac_cols + formac_j];  /* a first change */\n"
