@@ -174,7 +174,8 @@ class CGen {
 
   // Rounds of a loop's body (Pipeline.h): each reads the carried images'
   // previous values and writes their next ones into the other of two
-  // buffers; the last values are copied into the loop's results.
+  // buffers; the loop's results point at the last values (resultInPlace),
+  // or an output's are copied into it.
   std::string loopRun(const ir::Stage& s) {
     const ir::Loop& l = *s.loop;
     const ir::Pipeline& body = *l.body;
@@ -215,8 +216,11 @@ class CGen {
     t += "    }\n";
     for (size_t j = 0; j < l.carried.size(); ++j) {
       const ir::Stage& r = carriedResult(s, j);
-      t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
-           " * sizeof(" + cType(r.type) + "));\n";
+      if (resultInPlace(r.id))
+        t += "    " + bufferExpr(r.id) + " = formac_prev" + std::to_string(j) + ";  /* the last round's buffer */\n";
+      else
+        t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
+             " * sizeof(" + cType(r.type) + "));\n";
     }
     return t + "  }\n";
   }
@@ -336,6 +340,11 @@ class CGen {
     return "ws->" + n_.stage[static_cast<size_t>(id)];
   }
   bool outputOwner(size_t i) const { return codegen::outputOwner(p_, i); }
+  // A loop's result that is no output of its own points at the buffer that
+  // holds the last round (after the loop nothing writes it): no copy.
+  bool resultInPlace(int id) const {
+    return p_.stages[static_cast<size_t>(id)].kind == ir::Stage::LoopResult && needsWorkspaceBuffer(id);
+  }
   bool needsWorkspaceBuffer(int id) const {
     const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
     if (s.kind == ir::Stage::Input || passes::isFusedMember(groups_, id)) return false;
@@ -392,7 +401,8 @@ class CGen {
              << loopBuffer(s, static_cast<int>(j), 'b') << ");\n";
       }
     for (const auto& s : p_.stages) {
-      if (needsWorkspaceBuffer(s.id)) os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
+      if (needsWorkspaceBuffer(s.id) && !resultInPlace(s.id))
+        os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
       if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) os << "  free(ws->" << partialsName(s) << ");\n";
     }
     os << "  free(ws);\n}\n\n";
@@ -404,7 +414,7 @@ class CGen {
     os << extentChecks(p_, n_, K());
     os << "  /* Intermediates start at 0; the points a stage does not compute stay 0. */\n";
     for (const auto& s : p_.stages)
-      if (needsWorkspaceBuffer(s.id)) {
+      if (needsWorkspaceBuffer(s.id) && !resultInPlace(s.id)) {
         std::string nm = n_.stage[static_cast<size_t>(s.id)];
         os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s)
            << " + 1, sizeof(" << cType(s.type) << "));\n"
