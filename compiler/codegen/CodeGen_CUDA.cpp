@@ -41,7 +41,7 @@ class CudaGen {
       LoopInPlace in = loopInPlaceCuda(p_, *s);
       for (size_t j = 0; j < in.initial.size(); ++j) {
         if (in.initial[j] >= 0) inPlace_[in.initial[j]] = loopBufferCuda(*s, j);
-        if (in.result[j] >= 0) inPlace_[in.result[j]] = loopBufferCuda(*s, j);
+        if (in.result[j] >= 0) inPlace_[in.result[j]] = loopResultBufferCuda(*s, j, settles(*s), n_.param);
       }
       auto lf = settle_.find(s->id);
       if (lf != settle_.end() && lf->second.ok)
@@ -296,6 +296,11 @@ class CudaGen {
   // ------------------------------------------------------------ do loops
   std::vector<const ir::Stage*> loops() const { return loopsOf(p_); }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
+  // Whether the loop settles after round 1 (its LocalFixpoint holds).
+  bool settles(const ir::Stage& s) const {
+    auto lf = settle_.find(s.id);
+    return lf != settle_.end() && lf->second.ok;
+  }
   LoopCuda loopRequest(const ir::Stage& s) const {
     LoopCuda l;
     l.pipeline = &p_;
@@ -307,7 +312,13 @@ class CudaGen {
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));
     for (size_t j = 0; j < s.loop->carried.size(); ++j) l.results.push_back(deviceBuffer(s.id + static_cast<int>(j)));
     auto lf = settle_.find(s.id);
-    if (lf != settle_.end() && lf->second.ok) l.settle = &lf->second, l.settleKernel = &settleCuda_.at(s.id);
+    if (settles(s)) l.settle = &lf->second, l.settleKernel = &settleCuda_.at(s.id);
+    // (Not inPlace_: an initial image may be another loop's result, in that loop's buffer.)
+    LoopInPlace in = loopInPlaceCuda(p_, s);
+    for (size_t j = 0; j < s.loop->carried.size(); ++j) {
+      l.initialInPlace.push_back(in.initial[j] >= 0);
+      l.resultInPlace.push_back(in.result[j] >= 0);
+    }
     return l;
   }
   // NAME_loop_rounds (StageFacts.h): the device's counters, after the stream's work.

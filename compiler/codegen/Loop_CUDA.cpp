@@ -22,6 +22,12 @@ std::string member(const ir::Stage& first, const std::string& what) {
 std::string member(const LoopCuda& l, const std::string& what) { return member(*l.first, what); }
 std::string ws(const LoopCuda& l, const std::string& what) { return "ws->" + member(l, what); }
 std::string buffer(const LoopCuda& l, char which, size_t j) { return ws(l, std::string(1, which) + std::to_string(j)); }
+// The buffer that holds carried image j after the graph (`rounds`: the
+// rounds' limit): b when the loop settled (R > 1), else a.
+std::string lastBuffer(const LoopCuda& l, size_t j, const std::string& rounds) {
+  if (!l.settle) return buffer(l, 'a', j);
+  return "(" + rounds + " > 1 ? " + buffer(l, 'b', j) + " : " + buffer(l, 'a', j) + ")";
+}
 std::string bytes(const LoopCuda& l, size_t j) {
   const ir::Stage& r = result(l, j);
   std::string t = "sizeof(" + cType(r.type) + ")";
@@ -158,10 +164,12 @@ static int formac_capture_node(cudaStream_t cs, cudaGraph_t g, const cudaGraphNo
 /* Adds to g, after `after`, the rounds of a do loop: round(stream, from_a)
    enqueues one round, from the a buffers into the b buffers when from_a, else
    back; copy_back(stream) copies every b into its a. At most R rounds while hw
-   (its value at launch) and *cond != 0 after a round. */
+   (its value at launch) and *cond != 0 after a round. *last: the graph's last
+   node (the copy's). */
 template <typename C, typename Round, typename Copy>
 static int formac_loop_add_rounds(cudaStream_t cs, cudaGraph_t g, const cudaGraphNode_t* after, cudaGraphConditionalHandle hw,
-                                  long long R, const C* cond, long long* rounds, Round round, Copy copy_back) {
+                                  long long R, const C* cond, long long* rounds, Round round, Copy copy_back,
+                                  cudaGraphNode_t* last = NULL) {
   cudaGraph_t loop_body = NULL, second_round = NULL, copy = NULL;
   cudaGraphConditionalHandle hi, hc;
   cudaGraphNode_t w, i, c, first, n;
@@ -183,6 +191,7 @@ static int formac_loop_add_rounds(cudaStream_t cs, cudaGraph_t g, const cudaGrap
       }))
     return 1;
   if (formac_add_conditional(g, &w, hc, cudaGraphCondTypeIf, &c, &copy) != cudaSuccess) return 1;
+  if (last) *last = c;
   return formac_capture_node(cs, copy, NULL, &n, copy_back);
 }
 
@@ -216,9 +225,9 @@ static int formac_loop_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R
 std::string settlePreludeCuda() {
   return "#define FORMAC_SETTLE_TILE " + std::to_string(kSettleTile) + "  /* Settle_CUDA.h */\n" + R"(/* Settling a monotone propagation (Settle_CUDA.h; R > 1): round 1 from a into
    b; pass(s, 1) measures it (formac_settle_measure), then passes pass(s, 0)
-   settle b in place while a tile changes; then b is the result (copied into a), or, when round 1 moved points
+   settle b in place while a tile changes; then b is the result, or, when round 1 moved points
    both ways or the changes add up to more than R, the rounds run one by one
-   from a as formac_loop_graph runs them. */
+   from a as formac_loop_graph runs them and their result is copied into b. */
 struct formac_settle_state {
   unsigned long long moved; /* the sum of |changes| since the image before round 1 */
   int dir;                  /* 1: a point rose, 2: a point fell */
@@ -318,26 +327,26 @@ static __global__ void formac_settle_after(cudaGraphConditionalHandle hp, struct
   cudaGraphSetConditional(hp, !st->fallback && st->changed);
   st->changed = 0;
 }
-static __global__ void formac_settle_end(cudaGraphConditionalHandle hw, cudaGraphConditionalHandle hb,
+static __global__ void formac_settle_end(cudaGraphConditionalHandle hw, cudaGraphConditionalHandle hf,
                                          struct formac_settle_state* st, long long* rounds) {
   if (st->fallback) *rounds = 0;
   cudaGraphSetConditional(hw, st->fallback);
-  cudaGraphSetConditional(hb, !st->fallback);
+  cudaGraphSetConditional(hf, st->fallback);
 }
-template <typename C, typename Round, typename Pass, typename Copy>
+template <typename C, typename Round, typename Pass, typename Copy, typename Forward>
 static int formac_settle_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long R, const C* cond, long long* rounds,
                                struct formac_settle_state* st, void* marks, size_t mark_bytes, Round round, Pass pass,
-                               Copy copy_back) {
+                               Copy copy_back, Forward copy_forward) {
   cudaGraph_t g = NULL, passes = NULL, copy = NULL;
-  cudaGraphConditionalHandle hp, hb, hw;
-  cudaGraphNode_t start, p, end, b, n;
+  cudaGraphConditionalHandle hp, hf, hw;
+  cudaGraphNode_t start, p, end, last, f, n;
   int failed = 1;
   if (*exec) cudaGraphExecDestroy(*exec);
   *exec = NULL;
   if (cudaGraphCreate(&g, 0) != cudaSuccess) return 1;
   do {
     if (cudaGraphConditionalHandleCreate(&hp, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
-        cudaGraphConditionalHandleCreate(&hb, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
+        cudaGraphConditionalHandleCreate(&hf, g, 0, cudaGraphCondAssignDefault) != cudaSuccess ||
         cudaGraphConditionalHandleCreate(&hw, g, 0, cudaGraphCondAssignDefault) != cudaSuccess)
       break;
     if (formac_capture_node(cs, g, NULL, &start, [&](cudaStream_t s) {
@@ -354,13 +363,14 @@ static int formac_settle_graph(cudaGraphExec_t* exec, cudaStream_t cs, long long
         }))
       break;
     if (formac_capture_node(cs, g, &p, &end, [&](cudaStream_t s) {
-          formac_settle_end<<<1, 1, 0, s>>>(hw, hb, st, rounds);
+          formac_settle_end<<<1, 1, 0, s>>>(hw, hf, st, rounds);
           return (int)(cudaGetLastError() != cudaSuccess);
         }))
       break;
-    if (formac_add_conditional(g, &end, hb, cudaGraphCondTypeIf, &b, &copy) != cudaSuccess) break;
-    if (formac_capture_node(cs, copy, NULL, &n, copy_back)) break;
-    failed = formac_loop_add_rounds(cs, g, &b, hw, R, cond, rounds, round, copy_back);
+    /* settled: the result is in b; else the rounds from a, whose result (in a) is copied into b */
+    if (formac_loop_add_rounds(cs, g, &end, hw, R, cond, rounds, round, copy_back, &last)) break;
+    if (formac_add_conditional(g, &last, hf, cudaGraphCondTypeIf, &f, &copy) != cudaSuccess) break;
+    failed = formac_capture_node(cs, copy, NULL, &n, copy_forward);
   } while (0);
   return formac_loop_instantiate(exec, g, failed);
 }
@@ -426,6 +436,12 @@ std::string loopRoundsCuda(const LoopCuda& l) { return ws(l, "rounds"); }
 
 std::string loopBufferCuda(const ir::Stage& first, size_t j) { return "ws->" + member(first, "a" + std::to_string(j)); }
 
+std::string loopResultBufferCuda(const ir::Stage& first, size_t j, bool settles, const std::vector<std::string>& params) {
+  if (!settles) return loopBufferCuda(first, j);
+  return "(" + ir::printSize(first.loop->rounds, params) + " > 1 ? ws->" + member(first, "b" + std::to_string(j)) +
+         " : " + loopBufferCuda(first, j) + ")";
+}
+
 LoopInPlace loopInPlaceCuda(const ir::Pipeline& p, const ir::Stage& first) {
   const ir::Loop& loop = *first.loop;
   const size_t n = loop.carried.size();
@@ -455,16 +471,20 @@ std::string loopLaunchCuda(const LoopCuda& l) {
     stale += " || ws->" + c.member + " != " + c.value;
     remember += in + "  ws->" + c.member + " = " + c.value + ";\n";
   }
-  std::string copyBack;
-  for (size_t j = 0; j < loop.carried.size(); ++j)
+  std::string copyBack, copyForward;
+  for (size_t j = 0; j < loop.carried.size(); ++j) {
     copyBack += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + buffer(l, 'b', j) + ", " +
                 bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
+    copyForward += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'b', j) + ", " + buffer(l, 'a', j) +
+                   ", " + bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
+  }
   std::string t = "  { /* do " + loop.iterator + " (line " + std::to_string(loop.loc.line) +
                   "): the rounds as one CUDA graph; the device decides when they stop */\n" +
                   in + "const long long formac_rounds = " + ir::printSize(loop.rounds, l.names->param) + ";\n" +
                   in + "if (" + stale + ") {\n" + remember;
   const std::string round = in + "      [&](cudaStream_t s, int from_a) { return " + roundCall(l) + "; },\n";
   const std::string copy = in + "      [&](cudaStream_t s) {\n" + copyBack + in + "        return 0;\n" + in + "      }";
+  const std::string forward = in + "      [&](cudaStream_t s) {\n" + copyForward + in + "        return 0;\n" + in + "      }";
   const std::string plain = "formac_loop_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
                             ws(l, "cond") + ", " + ws(l, "rounds") + ",\n" + round + copy + ")";
   if (l.settle) {  // a monotone propagation settles after round 1 (Settle_CUDA.h)
@@ -473,23 +493,23 @@ std::string loopLaunchCuda(const LoopCuda& l) {
          ", " + markBytes(l) + ",\n" + round +
          in + "      [&](cudaStream_t s, int first) {\n" +
          in + "        " + settlePass(l) + ";\n" +
-         in + "        return (int)(cudaGetLastError() != cudaSuccess);\n" + in + "      },\n" + copy + ")\n" +
-         in + "      : " + plain + ")\n";
+         in + "        return (int)(cudaGetLastError() != cudaSuccess);\n" + in + "      },\n" + copy + ",\n" +
+         forward + ")\n" + in + "      : " + plain + ")\n";
   } else {
     t += in + "  if (" + plain + ")\n";
   }
   t += in + "    return 1;\n" + in + "}\n";
-  // A pointer that is a_j itself (loopInPlaceCuda) needs no copy.
+  // An image that is the loop's buffer itself (loopInPlaceCuda) needs no copy.
   for (size_t j = 0; j < loop.carried.size(); ++j)
-    if (l.initial[j] != buffer(l, 'a', j))
+    if (!l.initialInPlace.at(j))
       t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
            ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
   t += in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + ws(l, "rounds") + ", 0, sizeof(long long), stream), return 1);\n" +
        in + "FORMAC_CUDA_CHECK(cudaGraphLaunch(" + ws(l, "exec") + ", stream), return 1);\n";
   for (size_t j = 0; j < loop.carried.size(); ++j)
-    if (l.results[j] != buffer(l, 'a', j))
-      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " + buffer(l, 'a', j) + ", " + bytes(l, j) +
-           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
+    if (!l.resultInPlace.at(j))
+      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " + lastBuffer(l, j, "formac_rounds") + ", " +
+           bytes(l, j) + ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
   return t + "  }\n";
 }
 

@@ -17,11 +17,12 @@
 //
 // so a_j holds the last round's image (the initial one when R <= 0), and the
 // enqueue copies it into the loop's result. Where loopInPlaceCuda allows, the
-// initial image is computed into a_j and the result read from a_j: no copy. A monotone propagation
+// initial image is computed into a_j and the result read where it lies: no copy. A monotone propagation
 // (LoopCuda::settle, R > 1) gets formac_settle_graph instead: round 1 from a
 // into b and its measure; while (hp) { a settling pass (Settle_CUDA.h) };
-// then if (hb) copy b -> a, or, when round 1 moved points both ways or the
-// changes add up to more than R, the rounds above from a (hw). Rounds and the condition stay on
+// then b holds the result, or, when round 1 moved points both ways or the
+// changes add up to more than R, the rounds above run from a (hw) and their
+// result is copied into b (hf): a settled loop's result is in b. Rounds and the condition stay on
 // the device (`rounds` counts the rounds run). Conditional graph nodes need
 // CUDA 12.4 or later, checked when the .cu is compiled.
 #pragma once
@@ -46,6 +47,9 @@ struct LoopCuda {
   // carried image's value before round 1, each outer stage the body reads
   // (in the order of ir::Loop::reads), each LoopResult stage's buffer.
   std::vector<std::string> initial, reads, results;
+  // Per carried image: whether `initial` / `results` is the loop's own buffer
+  // (loopInPlaceCuda; results: loopResultBufferCuda), so nothing is copied.
+  std::vector<bool> initialInPlace, resultInPlace;
   // A monotone propagation (its rounds settle after round 1: Settle_CUDA.h),
   // and its settling kernel, printed once by the generator.
   const passes::LocalFixpoint* settle = nullptr;
@@ -54,6 +58,10 @@ struct LoopCuda {
 
 // The device pointer of carried image j's buffer a_j (an expression over `ws`).
 std::string loopBufferCuda(const ir::Stage& first, size_t j);
+// Where carried image j lies after the loop: a_j, or for a loop that settles
+// (`settles`: its LocalFixpoint holds) b_j when the rounds' limit is over 1
+// (an expression over `ws` and the parameters, named `params`).
+std::string loopResultBufferCuda(const ir::Stage& first, size_t j, bool settles, const std::vector<std::string>& params);
 
 // Per carried image j of the loop whose first LoopResult stage is `first`:
 // initial[j], the stage holding X<A-1> when its memory can be a_j itself (a

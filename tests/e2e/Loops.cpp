@@ -439,8 +439,9 @@ return e<i>;
 // The loop's buffers shared with the stages around it (loopInPlaceCuda):
 // g<0> is read by nothing but the loop, so it is computed into the loop's
 // buffer; e<0> is read again after the loop, so it keeps its own; the
-// results e<i> and g<i> are read by later stages from the loop's buffers.
-// A wrong sharing shows in d (e<i> - e<0>) or t.
+// results e<i> and g<i> are read by later stages from the loop's buffers;
+// e<i>, in the first loop's buffer, is the second loop's initial image
+// (copied into the second loop's own). A wrong sharing shows in an output.
 std::string inPlace(const std::string& t) {
   return fill(counter(2, "%T%") + kDiffers + R"(stencil seed(vector#2 %T% X) { return cast<%T%>(X > 3 ? 2 : (X > 1 ? 1 : 0)); }
 stencil grow(vector#2 %T% E) { return cast<%T%>(E == 1 && max(E@[0,-1], E@[1,0]) == 2 ? 2 : E); }
@@ -457,7 +458,12 @@ do i = 1..R
   cnt<i> = inc(cnt<i-1>);
   c<i> = differs(e<i>, e<i-1>);
 while (any(c<i>));
-return cnt<i>, diff(e<i>, e<0>), twice(g<i>, e<i>);
+f<0> = e<i>;
+do j = 1..R
+  f<j> = grow(f<j-1>:clamped);
+  d<j> = differs(f<j>, f<j-1>);
+while (any(d<j>));
+return cnt<i>, diff(e<i>, e<0>), twice(g<i>, e<i>), f<j>;
 )", {{"%T%", t}});
 }
 
