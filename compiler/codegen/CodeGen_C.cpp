@@ -151,7 +151,7 @@ class CGen {
     return "      if (formac_settle && formac_rounds > 1) {  /* a monotone propagation: to its fixed point */\n"
            "        long long formac_passes = 0;\n"
            "        formac_settle = 0;\n"
-           "        if (!" + loopKernel(s) + "_settle(" + args + ", formac_rounds, &formac_passes)) {\n"
+           "        if (!" + loopKernel(s) + "_settle(" + args + ", &ws->" + loopSettle(s) + ", formac_rounds, &formac_passes)) {\n"
            "          ws->" + loopRounds(s) + " += formac_passes;\n"
            "          break;\n"
            "        }\n"
@@ -163,6 +163,7 @@ class CGen {
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
+  std::string loopSettle(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_settle"; }
   std::string loopBuffer(const ir::Stage& s, int j, char which) const {
     return "loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
   }
@@ -375,6 +376,7 @@ class CGen {
       if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
         os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n"
            << "  long long " << loopRounds(s) << ";  /* the rounds its last run ran */\n";
+        if (settles(s)) os << "  formac_settle_scratch " << loopSettle(s) << ";  /* its settling's lists and marks */\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
           os << "  " << cType(carriedResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
              << loopBuffer(s, static_cast<int>(j), 'b') << ";  /* its carried image's rounds */\n";
@@ -396,6 +398,7 @@ class CGen {
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
         os << "  " << loopKernel(s) << "_destroy(ws->" << loopKernel(s) << ");\n";
+        if (settles(s)) os << "  formac_settle_release(&ws->" << loopSettle(s) << ");\n";
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
           os << "  free(ws->" << loopBuffer(s, static_cast<int>(j), 'a') << ");\n  free(ws->"
              << loopBuffer(s, static_cast<int>(j), 'b') << ");\n";

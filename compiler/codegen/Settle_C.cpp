@@ -66,6 +66,43 @@ static void formac_settle_free(formac_points* todo, long long lists) {
   for (k = 0; k < lists; ++k) free(todo[k].v);
   free(todo);
 }
+/* What settling keeps between runs, in the workspace: the lists and the marks of queued
+   points, allocated by the first run that settles and reused (fresh pages for 16 MB of
+   marks and the lists cost a tenth of canny_opencv's run at 4096²). A run that stops
+   early leaves points queued: `dirty` has the next run clear them. */
+typedef struct {
+  formac_points* todo;
+  unsigned char* queued;
+  long long lists, points;
+  int dirty;
+} formac_settle_scratch;
+static void formac_settle_release(formac_settle_scratch* s) {
+  if (s->todo) formac_settle_free(s->todo, s->lists);
+  free(s->queued);
+  memset(s, 0, sizeof *s);
+}
+/* s ready for `lists` empty lists and `points` clear marks; 1 when memory ran out. */
+static int formac_settle_prepare(formac_settle_scratch* s, long long lists, long long points) {
+  long long k;
+  if (s->todo && s->lists == lists && s->points == points) {
+    if (s->dirty) {
+      memset(s->queued, 0, (size_t)points + 1);
+      for (k = 0; k < lists; ++k) s->todo[k].head = s->todo[k].n = 0;
+    }
+    s->dirty = 0;
+    return 0;
+  }
+  formac_settle_release(s);
+  s->todo = (formac_points*)calloc((size_t)lists, sizeof(formac_points));
+  s->queued = (unsigned char*)calloc((size_t)points + 1, 1);
+  if (!s->todo || !s->queued) {
+    formac_settle_release(s);
+    return 1;
+  }
+  s->lists = lists;
+  s->points = points;
+  return 0;
+}
 
 )";
 }
@@ -158,19 +195,16 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "   same); 1: run the rounds one by one (round 1 moved points both ways, the\n"
       "   rounds the loop needs may exceed `limit`, or memory ran out). */\n"
       "static int " + name + "(" + T + "* formac_x, const " + T + "* formac_x0" + params +
-      ", long long formac_limit, long long* formac_passes) {\n"
+      ", formac_settle_scratch* formac_s, long long formac_limit, long long* formac_passes) {\n"
       "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ", formac_band = " + band + ";\n"
       "  const long long formac_bands = (formac_rows + formac_band - 1) / formac_band;\n"
-      "  formac_points* formac_todo = (formac_points*)calloc((size_t)(3 * formac_bands), sizeof(formac_points));\n"
-      "  unsigned char* formac_queued = (unsigned char*)calloc((size_t)(formac_rows * formac_cols) + 1, 1);\n"
+      "  if (formac_settle_prepare(formac_s, 3 * formac_bands, formac_rows * formac_cols)) return 1;\n"
+      "  formac_points* const formac_todo = formac_s->todo;\n"
+      "  unsigned char* const formac_queued = formac_s->queued;\n"
       "  unsigned long long formac_moved = 0;  /* bounds the rounds: " + (lf.selective ? "the points changed" : "the sum of |x - x0|") + " */\n"
       "  int formac_up = 0, formac_down = 0, formac_failed = 0;\n"
       "  long long formac_b;\n"
-      "  if (!formac_todo || !formac_queued) {\n"
-      "    free(formac_queued);\n"
-      "    if (formac_todo) free(formac_todo);\n"
-      "    return 1;\n"
-      "  }\n"
+      "  formac_s->dirty = 1;  /* until every list is empty again */\n"
       "  /* Round 1's changes: their direction, their size, and the points that read them. */\n" + pragma +
       "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
       "    const long long formac_end = formac_b * formac_band + formac_band < formac_rows ? formac_b * formac_band + formac_band : formac_rows;\n"
@@ -193,8 +227,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "    int formac_waiting = 0, formac_parity;\n"
       "    for (formac_b = 0; formac_b < 3 * formac_bands; ++formac_b) formac_waiting |= formac_todo[formac_b].n > 0;\n"
       "    if (!formac_waiting) {\n"
-      "      formac_settle_free(formac_todo, 3 * formac_bands);\n"
-      "      free(formac_queued);\n"
+      "      formac_s->dirty = 0;  /* every point popped: every mark clear */\n"
       "      return 0;\n"
       "    }\n"
       "    ++*formac_passes;\n"
@@ -203,8 +236,6 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "        formac_failed |= " + name + "_band(" + args + ", formac_todo, formac_queued, formac_b, formac_band, &formac_moved);\n"
       "    }\n"
       "  }\n"
-      "  formac_settle_free(formac_todo, 3 * formac_bands);\n"
-      "  free(formac_queued);\n"
       "  return 1;\n"
       "}\n\n";
   return s;

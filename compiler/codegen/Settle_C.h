@@ -30,8 +30,10 @@ struct SettleC {
   SettleParameters takes;  // what the function takes after x and x0
 };
 
-// `name`(x, x0, <arguments>, limit, &passes): 0 with the fixed point in x,
-// or 1 (run the rounds one by one instead).
+// `name`(x, x0, <arguments>, &scratch, limit, &passes): 0 with the fixed
+// point in x, or 1 (run the rounds one by one instead). `scratch`, a
+// formac_settle_scratch of the workspace (zeroed at first, released by
+// formac_settle_release), keeps the lists and marks between runs.
 SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, const std::string& name, bool openmp);
 
 }  // namespace formac::codegen
