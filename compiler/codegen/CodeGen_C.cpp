@@ -346,6 +346,8 @@ class CGen {
   bool resultInPlace(int id) const {
     return p_.stages[static_cast<size_t>(id)].kind == ir::Stage::LoopResult && needsWorkspaceBuffer(id);
   }
+  // Whether create() allocates the stage's buffer (and destroy() frees it).
+  bool allocatesBuffer(int id) const { return needsWorkspaceBuffer(id) && !resultInPlace(id); }
   bool needsWorkspaceBuffer(int id) const {
     const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
     if (s.kind == ir::Stage::Input || passes::isFusedMember(groups_, id)) return false;
@@ -404,7 +406,7 @@ class CGen {
              << loopBuffer(s, static_cast<int>(j), 'b') << ");\n";
       }
     for (const auto& s : p_.stages) {
-      if (needsWorkspaceBuffer(s.id) && !resultInPlace(s.id))
+      if (allocatesBuffer(s.id))
         os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
       if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) os << "  free(ws->" << partialsName(s) << ");\n";
     }
@@ -417,7 +419,7 @@ class CGen {
     os << extentChecks(p_, n_, K());
     os << "  /* Intermediates start at 0; the points a stage does not compute stay 0. */\n";
     for (const auto& s : p_.stages)
-      if (needsWorkspaceBuffer(s.id) && !resultInPlace(s.id)) {
+      if (allocatesBuffer(s.id)) {
         std::string nm = n_.stage[static_cast<size_t>(s.id)];
         os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s)
            << " + 1, sizeof(" << cType(s.type) << "));\n"

@@ -38,14 +38,12 @@ class CudaGen {
       : p_(l.pipeline), o_(o), n_(assignNames(p_, o.kernelName)), groups_(l.groups),
         settle_(l.localFixpoints), program_{&p_, &n_, &groups_, o.kernelName} {
     for (const ir::Stage* s : loops()) {
-      LoopInPlace in = loopInPlaceCuda(p_, *s);
+      const LoopInPlace& in = loopInPlace_[s->id] = loopInPlaceCuda(p_, *s);
       for (size_t j = 0; j < in.initial.size(); ++j) {
         if (in.initial[j] >= 0) inPlace_[in.initial[j]] = loopBufferCuda(*s, j);
         if (in.result[j] >= 0) inPlace_[in.result[j]] = loopResultBufferCuda(*s, j, settles(*s), n_.param);
       }
-      auto lf = settle_.find(s->id);
-      if (lf != settle_.end() && lf->second.ok)
-        settleCuda_[s->id] = settleKernelCuda(*s->loop, lf->second, loopKernel(*s) + "_settle");
+      if (settles(*s)) settleCuda_[s->id] = settleKernelCuda(*s->loop, settle_.at(s->id), loopKernel(*s) + "_settle");
     }
   }
 
@@ -311,10 +309,9 @@ class CudaGen {
     for (const auto& b : s.loop->carried) l.initial.push_back(deviceBuffer(b.outer));
     for (const auto& b : s.loop->reads) l.reads.push_back(deviceBuffer(b.outer));
     for (size_t j = 0; j < s.loop->carried.size(); ++j) l.results.push_back(deviceBuffer(s.id + static_cast<int>(j)));
-    auto lf = settle_.find(s.id);
-    if (settles(s)) l.settle = &lf->second, l.settleKernel = &settleCuda_.at(s.id);
+    if (settles(s)) l.settle = &settle_.at(s.id), l.settleKernel = &settleCuda_.at(s.id);
     // (Not inPlace_: an initial image may be another loop's result, in that loop's buffer.)
-    LoopInPlace in = loopInPlaceCuda(p_, s);
+    const LoopInPlace& in = loopInPlace_.at(s.id);
     for (size_t j = 0; j < s.loop->carried.size(); ++j) {
       l.initialInPlace.push_back(in.initial[j] >= 0);
       l.resultInPlace.push_back(in.result[j] >= 0);
@@ -571,6 +568,7 @@ class CudaGen {
   std::map<int, SettleCuda> settleCuda_;  // each settled loop's kernel, printed once
   // Stages whose device memory is a loop's buffer a_j (loopInPlaceCuda): no copy into or out of the loop.
   std::map<int, std::string> inPlace_;
+  std::map<int, LoopInPlace> loopInPlace_;  // each loop's (by its first LoopResult stage)
   std::shared_ptr<ReadOutsideCache> outsideCache_ = std::make_shared<ReadOutsideCache>();  // every stage's
   const std::vector<passes::FusionGroup>& groups_;
   const std::map<int, passes::LocalFixpoint>& settle_;

@@ -23,10 +23,10 @@ std::string member(const LoopCuda& l, const std::string& what) { return member(*
 std::string ws(const LoopCuda& l, const std::string& what) { return "ws->" + member(l, what); }
 std::string buffer(const LoopCuda& l, char which, size_t j) { return ws(l, std::string(1, which) + std::to_string(j)); }
 // The buffer that holds carried image j after the graph (`rounds`: the
-// rounds' limit): b when the loop settled (R > 1), else a.
-std::string lastBuffer(const LoopCuda& l, size_t j, const std::string& rounds) {
-  if (!l.settle) return buffer(l, 'a', j);
-  return "(" + rounds + " > 1 ? " + buffer(l, 'b', j) + " : " + buffer(l, 'a', j) + ")";
+// rounds' limit, as printed): b when the loop settles (R > 1), else a.
+std::string lastBuffer(const ir::Stage& first, size_t j, bool settles, const std::string& rounds) {
+  if (!settles) return loopBufferCuda(first, j);
+  return "(" + rounds + " > 1 ? ws->" + member(first, "b" + std::to_string(j)) + " : " + loopBufferCuda(first, j) + ")";
 }
 std::string bytes(const LoopCuda& l, size_t j) {
   const ir::Stage& r = result(l, j);
@@ -437,9 +437,7 @@ std::string loopRoundsCuda(const LoopCuda& l) { return ws(l, "rounds"); }
 std::string loopBufferCuda(const ir::Stage& first, size_t j) { return "ws->" + member(first, "a" + std::to_string(j)); }
 
 std::string loopResultBufferCuda(const ir::Stage& first, size_t j, bool settles, const std::vector<std::string>& params) {
-  if (!settles) return loopBufferCuda(first, j);
-  return "(" + ir::printSize(first.loop->rounds, params) + " > 1 ? ws->" + member(first, "b" + std::to_string(j)) +
-         " : " + loopBufferCuda(first, j) + ")";
+  return lastBuffer(first, j, settles, ir::printSize(first.loop->rounds, params));
 }
 
 LoopInPlace loopInPlaceCuda(const ir::Pipeline& p, const ir::Stage& first) {
@@ -471,20 +469,20 @@ std::string loopLaunchCuda(const LoopCuda& l) {
     stale += " || ws->" + c.member + " != " + c.value;
     remember += in + "  ws->" + c.member + " = " + c.value + ";\n";
   }
-  std::string copyBack, copyForward;
-  for (size_t j = 0; j < loop.carried.size(); ++j) {
-    copyBack += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + buffer(l, 'b', j) + ", " +
-                bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
-    copyForward += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'b', j) + ", " + buffer(l, 'a', j) +
-                   ", " + bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
-  }
+  // copy(stream): every carried image's buffer `from` into its `to`.
+  auto copier = [&](char from, char to) {
+    std::string t = in + "      [&](cudaStream_t s) {\n";
+    for (size_t j = 0; j < loop.carried.size(); ++j)
+      t += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, to, j) + ", " + buffer(l, from, j) + ", " +
+           bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
+    return t + in + "        return 0;\n" + in + "      }";
+  };
   std::string t = "  { /* do " + loop.iterator + " (line " + std::to_string(loop.loc.line) +
                   "): the rounds as one CUDA graph; the device decides when they stop */\n" +
                   in + "const long long formac_rounds = " + ir::printSize(loop.rounds, l.names->param) + ";\n" +
                   in + "if (" + stale + ") {\n" + remember;
   const std::string round = in + "      [&](cudaStream_t s, int from_a) { return " + roundCall(l) + "; },\n";
-  const std::string copy = in + "      [&](cudaStream_t s) {\n" + copyBack + in + "        return 0;\n" + in + "      }";
-  const std::string forward = in + "      [&](cudaStream_t s) {\n" + copyForward + in + "        return 0;\n" + in + "      }";
+  const std::string copy = copier('b', 'a'), forward = copier('a', 'b');
   const std::string plain = "formac_loop_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
                             ws(l, "cond") + ", " + ws(l, "rounds") + ",\n" + round + copy + ")";
   if (l.settle) {  // a monotone propagation settles after round 1 (Settle_CUDA.h)
@@ -508,8 +506,9 @@ std::string loopLaunchCuda(const LoopCuda& l) {
        in + "FORMAC_CUDA_CHECK(cudaGraphLaunch(" + ws(l, "exec") + ", stream), return 1);\n";
   for (size_t j = 0; j < loop.carried.size(); ++j)
     if (!l.resultInPlace.at(j))
-      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " + lastBuffer(l, j, "formac_rounds") + ", " +
-           bytes(l, j) + ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
+      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " +
+           lastBuffer(*l.first, j, l.settle != nullptr, "formac_rounds") + ", " + bytes(l, j) +
+           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
   return t + "  }\n";
 }
 

@@ -11,15 +11,22 @@
 namespace formac::codegen {
 namespace {
 
-// The offsets {dy, dx} of the carried image's reads at a constant offset
-// from the point (the tile holds them), each once, in the body's order.
+// Whether `e` reads the carried image at a constant offset {dy, dx} from the
+// point (the tile holds it), and the offset.
+bool tileRead(const ir::Expr& e, int carried, std::pair<int, int>* offset) {
+  if (e.kind != ir::Expr::ImageRead || e.producer != carried || !e.origin.empty() || e.axes.size() != 2 ||
+      e.axes[0].scale != 1 || e.axes[1].scale != 1)
+    return false;
+  *offset = {e.axes[0].offset, e.axes[1].offset};
+  return true;
+}
+
+// The offsets of the body's tile reads, each once, in the body's order.
 std::vector<std::pair<int, int>> tileReads(const ir::Body& b, int carried) {
   std::vector<std::pair<int, int>> out;
   ir::forEachExpr(b, [&](const ir::Expr& e) {
-    if (e.kind != ir::Expr::ImageRead || e.producer != carried || !e.origin.empty() || e.axes.size() != 2) return;
-    if (e.axes[0].scale != 1 || e.axes[1].scale != 1) return;
-    std::pair<int, int> o{e.axes[0].offset, e.axes[1].offset};
-    if (std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+    std::pair<int, int> o;
+    if (tileRead(e, carried, &o) && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
   });
   return out;
 }
@@ -61,10 +68,8 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
     return "formac_n" + std::to_string(std::find(near.begin(), near.end(), o) - near.begin());
   };
   ctx.preloaded = [&](const ir::Expr& e) {
-    if (e.kind != ir::Expr::ImageRead || e.producer != lf.carried || !e.origin.empty() || e.axes.size() != 2 ||
-        e.axes[0].scale != 1 || e.axes[1].scale != 1)
-      return std::string();
-    return local({e.axes[0].offset, e.axes[1].offset});
+    std::pair<int, int> o;
+    return tileRead(e, lf.carried, &o) ? local(o) : std::string();
   };
   std::string loads = "        const int formac_here = (formac_py + FORMAC_R) * FORMAC_W + formac_px + FORMAC_R;\n"
                       "        const " + T + " formac_old = formac_t[formac_here];\n";

@@ -4,7 +4,8 @@
 // and store of a warp stays contiguous, and a thread has that many loads in
 // flight: one 1-byte point a thread moved an 8192² image at a quarter of the
 // copy's speed on the H100, one float at 0.72 of it; 16 bytes a thread
-// reach the copy, bench/gpu/RESULTS.md).
+// reach the copy: bench/gpu/experiments/points_per_thread.cu, figures in
+// bench/gpu/canny_full/RESULTS.md).
 //
 // A stage whose pieces interleave on one lattice (latticeComposite: the
 // four parity pieces of an up-sampled image, `@[(1,2),(0,2)] = ...`) gets a

@@ -63,11 +63,12 @@ Value PipelineBuilder::scanValue(const ast::VExpr& e, Scope& sc) {
     const ast::CallArg& a = e.args.back();
     if (isSat && a.literal && a.literal->kind == ast::Expr::IntLit) {
       // The scan it suggests names a dimension the image has.
-      long long d = a.literal->intValue, rank = stage(globalOperand(e.name, e.args[0], sc, "scans")).rank();
+      const long long d = a.literal->intValue, rank = stage(globalOperand(e.name, e.args[0], sc, "scans")).rank();
+      const bool has = d >= 0 && d < rank;
       userError(a.loc, "'sat' scans every dimension, so it takes no dimension; its second argument is an "
                        "optional result type ('sat(img, float)'); to scan one dimension, write 'scan(img, " +
-                           (d >= 0 && d < rank ? std::to_string(d) : "D") + ")'" +
-                           (d >= 0 && d < rank ? "" : ", D from 0 to " + std::to_string(rank - 1)));
+                           (has ? std::to_string(d) : "D") + ")'" +
+                           (has ? "" : ", D from 0 to " + std::to_string(rank - 1)));
     }
     userError(a.loc, std::string("the ") + (isSat ? "second" : "third") + " argument of '" + e.name +
                          "' is its result type, a type name such as 'float' or 'int'");
