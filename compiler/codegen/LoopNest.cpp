@@ -330,6 +330,7 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   ctx.checked = checked;
   ctx.cuda = o.cuda;
   ctx.access = o.access;
+  ctx.preloaded = o.preloaded;
   ctx.boundedRead = o.boundedRead;
   ctx.resolved = o.resolved;
   ctx.extent = [&](int id, int dim) {

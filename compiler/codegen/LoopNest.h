@@ -49,6 +49,8 @@ struct LoopNestOptions {
   bool cuda = false;
   // Reads of producers served from elsewhere (on-chip tiles); see ExprContext::access.
   std::function<std::string(int id, const std::vector<std::string>& idx)> access;
+  // Reads whose value the caller loaded already; see ExprContext::preloaded.
+  std::function<std::string(const ir::Expr& read)> preloaded;
   // Reads whose magnitude the caller has bounded; see ExprContext::boundedRead.
   std::function<bool(const ir::Expr& read)> boundedRead;
   // Producers whose reads `access` serves unresolved in border code too; see

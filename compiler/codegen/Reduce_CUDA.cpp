@@ -7,6 +7,7 @@
 #include "codegen/FusedKernel_CUDA.h"
 #include "codegen/LoopNest.h"
 #include "codegen/ReduceFlat_CUDA.h"
+#include "codegen/ReduceWindow_CUDA.h"
 #include "codegen/Reduce_C.h"
 #include "codegen/Select_CUDA.h"
 
@@ -211,27 +212,31 @@ std::string header(const ReduceCuda& r, const std::string& suffix, const std::st
   return t + ") {\n";  // domainDeclarations follows
 }
 
-// The lattice indices q0.. of point formac_k (row-major), at indentation `in`.
-std::string pointIndices(const ReduceCuda& r, const std::string& in) {
+// The lattice indices (`prefix`0.., I) of point formac_k (row-major), at
+// indentation `in`.
+std::string pointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q") {
   int rank = rankOf(*r.stage);
   std::string start = in + "/* The lattice indices of point k (row-major), then moved on with it. */\n" +
                       in + "long long formac_rest = formac_k;\n";
   for (int d = rank - 1; d > 0; --d)
-    start += in + "I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
-  return start + in + "I q0 = (I)formac_rest;\n";
+    start += in + "I " + prefix + str(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
+  return start + in + "I " + prefix + "0 = (I)formac_rest;\n";
 }
 
-// The lattice indices moved on by 32 points (at indentation `in` + 2).
-std::string advanceIndices(const ReduceCuda& r, const std::string& in) {
+// The lattice indices (`prefix`0..) moved on by `step` points (at
+// indentation `in` + 2).
+std::string advanceIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q",
+                           const std::string& step = kLanes) {
   int rank = rankOf(*r.stage);
-  std::string advance = in + "  " + q(rank - 1) + " += " + kLanes + ";\n";
+  auto p = [&](int d) { return prefix + str(d); };
+  std::string advance = in + "  " + p(rank - 1) + " += " + step + ";\n";
   if (rank > 1) {
-    advance += in + "  while (" + q(rank - 1) + " >= " + n(rank - 1) + ") {\n" + in + "    " + q(rank - 1) + " -= " +
+    advance += in + "  while (" + p(rank - 1) + " >= " + n(rank - 1) + ") {\n" + in + "    " + p(rank - 1) + " -= " +
                n(rank - 1) + ";\n";
     std::string pad = in + "    ";
     for (int d = rank - 2; d > 0; --d, pad += "  ")
-      advance += pad + "if (++" + q(d) + " == " + n(d) + ") {\n" + pad + "  " + q(d) + " = 0;\n";
-    advance += pad + "++q0;\n";
+      advance += pad + "if (++" + p(d) + " == " + n(d) + ") {\n" + pad + "  " + p(d) + " = 0;\n";
+    advance += pad + "++" + p(0) + ";\n";
     for (int d = 1; d < rank - 1; ++d) {
       pad.resize(pad.size() - 2);
       advance += pad + "}\n";
@@ -364,18 +369,18 @@ std::string wholeKernel(const ReduceCuda& r, const Op& o) {
                   (o.floatingSum ? "" : "  const int formac_warp = (int)(threadIdx.x / " + kLanes + ");  /* the block's warp */\n") +
                   "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
                   "  const long long formac_first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes + ";\n";
-  std::string body;
-  if (f.per) {
-    t += "  const bool formac_aligned = " + reduce_flat::aligned(r, f) + ";\n";
+  WindowReads w = f.per ? WindowReads{} : windowReads(r);
+  const int per = f.per ? f.per : w.per;
+  if (per) {
+    t += "  const bool formac_aligned = " + (f.per ? reduce_flat::aligned(r, f) : windowAligned(r, w)) + ";\n";
     if (o.floatingSum)
       t += "  __shared__ __align__(16) " + cType(domainStage(*r.stage).type) + " formac_stage[" + kThreads + " / " +
-           kLanes + "][" + str(32 * f.per) + "];\n"
+           kLanes + "][" + str(32 * per) + "];\n"
            "  " + cType(domainStage(*r.stage).type) + "* const formac_mine = formac_stage[threadIdx.x / " + kLanes + "];\n";
-    body = flatChunk(r, o, f);
-  } else {
-    body = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v", pointValue(r, in + "      "), o.add,
-                   indent(advanceIndices(r, in), "  "));
   }
+  std::string pointByPoint = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v",
+                                     pointValue(r, in + "      "), o.add, indent(advanceIndices(r, in), "  "));
+  std::string body = f.per ? flatChunk(r, o, f) : w.per ? windowChunk(r, w, o.floatingSum, o.add, pointByPoint) : pointByPoint;
   return t + (o.floatingSum ? wholeSumByRule(r, o, body) : wholeInAnyOrder(r, o, body)) + "}\n\n";
 }
 
@@ -477,8 +482,13 @@ std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const s
   return header(r, suffix, params);
 }
 std::string kernelDomain(const ReduceCuda& r) { return domainDeclarations(r); }
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) { return pointIndices(r, in); }
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in) { return advanceIndices(r, in); }
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix) {
+  return pointIndices(r, in, prefix);
+}
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in, const std::string& prefix,
+                          const std::string& step) {
+  return advanceIndices(r, in, prefix, step.empty() ? kLanes : step);
+}
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in) { return pointValue(r, in); }
 
 LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n) {

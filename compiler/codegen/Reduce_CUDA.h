@@ -59,9 +59,11 @@ namespace reduce_cuda {
 std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params);
 // In a kernel: the domain's extents formac_n0.. (I), formac_len and formac_chunks (long long).
 std::string kernelDomain(const ReduceCuda& r);
-// The lattice indices q0.. (I) of the point formac_k, and moving them on by 32 points.
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
+// The lattice indices (`prefix`0.., I) of the point formac_k, and moving them
+// on by `step` points (empty: 32).
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q");
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q",
+                          const std::string& step = "");
 // Declares formac_v, the value at q0.., and computes it (the fused input body).
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
 // The options computing formac_v, the value of `domain` (domainStage of a

@@ -250,6 +250,42 @@ lo = min(planes);
 cmax = max(b, 1);
 return shift(planes, lo), lo, cmax;
 )", r3));
+  // Whole reductions of stencils (CUDA: a row window a lane, ReduceWindow_CUDA.h):
+  // rows of several producers and widths, reaches up to 7 along the row on
+  // either side (shuffles from lanes 2 away), a row read only to one side,
+  // every boundary mode; rows a multiple of 4 points long that a warp's 128
+  // points cross, long rows whose middle warps lie inside, and rows of no
+  // such multiple (point by point).
+  out.push_back(make("reduce_window", R"(stencil box(vector#2 float X) {
+  return (X@[-1,-1] + X@[0,-1] + X@[1,-1] + X@[-1,0] + X + X@[1,0] + X@[-1,1] + X@[0,1] + X@[1,1]) / 9.0f;
+}
+stencil wide(vector#2 float X, vector#2 int8 Y) { return X@[0,-5] * 0.5f + X@[0,7] - Y@[1,-2] + Y@[-1,3]; }
+stencil far(vector#2 int8 Y) { return cast<int8>(Y@[0,5] - Y@[2,7]); }
+stencil dd(vector#2 double D) { return D@[0,-1] - D@[0,1] + D@[-2,0] * 0.25; }
+stencil cmp(vector#2 float X) { return X@[0,1] > X@[0,-1] ? 1 : 0; }
+stencil words(vector#2 uint16 W) { return W@[0,-3] + W@[1,1]; }
+parameter M, N;
+vector#2 float img[M,N];
+vector#2 int8 bytes[M,N];
+vector#2 double dbl[M,N];
+vector#2 uint16 w16[M,N];
+return sum(box(img:clamped)), sum(wide(img:mirror, bytes:wrap)), max(far(bytes:constant(3))),
+  min(far(bytes:clamped)), sum(far(bytes:mirror)), sum(dd(dbl:clamped)), count(cmp(img:clamped)),
+  any(cmp(img:constant(0))), max(box(img:wrap)), sum(words(w16:clamped)), min(words(w16:mirror));
+)", {{13, 17}, {1, 1}, {0, 3}, {3, 2048}, {1, 8192}, {33, 516}, {9, 4100}, {70, 1024}, {40, 2052}}));
+  out.push_back(make("reduce_window_r3", R"(stencil heat(vector#3 float V) {
+  return V@[-1,0,0] + V@[1,0,0] + V@[0,-1,0] + V@[0,1,0] + V@[0,0,-1] + V@[0,0,1] - 6.0f * V;
+}
+parameter A, B, C;
+vector#3 float vol[A,B,C];
+return sum(heat(vol:clamped)), max(heat(vol:mirror));
+)", {{1, 1, 1}, {3, 5, 7}, {4, 6, 256}, {5, 9, 516}}));
+  out.push_back(make("reduce_window_r1", R"(parameter A;
+vector#1 float v[A];
+stencil d(vector#1 float X) { return X@[1] - X@[-1] * 0.5f; }
+return sum(d(v:clamped)), max(d(v:wrap));
+)", {{1}, {7}, {2048}, {4100}, {20000}}));
+
   // Constant extents that are multiples of 32 (not 32 or 64): gcc 12 warned
   // (-Waggressive-loop-optimizations, on by default) in the floating sum's
   // loop of the points left after whole blocks of 32, and the 8-bit

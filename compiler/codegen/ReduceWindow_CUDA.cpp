@@ -1,0 +1,227 @@
+#include "codegen/ReduceWindow_CUDA.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "codegen/ExprPrinter.h"
+#include "codegen/LoopNest.h"
+#include "codegen/Reduce_C.h"
+
+namespace formac::codegen {
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+// Offsets along the last dimension a window reaches, rows it holds and
+// values it holds in all (registers).
+constexpr int kMaxReach = 8;
+constexpr int kMaxRows = 16;
+constexpr int kMaxValues = 96;
+
+bool isZero(const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const && z->value == 0); }
+
+std::string name(const ReduceCuda& r, int id) { return r.names->stage[static_cast<size_t>(id)]; }
+const ir::Stage& stageOf(const ReduceCuda& r, int id) { return r.pipeline->stages[static_cast<size_t>(id)]; }
+int rankOf(const ReduceCuda& r) { return static_cast<int>(r.stage->reduction.input.axes.size()); }
+std::string n(int d) { return "formac_n" + str(d); }
+std::string p(int d) { return "formac_p" + str(d); }
+
+// Whether `e` reads a scalar image of the domain's shape at constant offsets.
+bool windowRead(const ReduceCuda& r, const ir::Expr& e) {
+  const ir::Piece& pc = r.stage->reduction.input;
+  const ir::Stage& src = stageOf(r, e.producer);
+  if (e.field >= 0 || e.firstDim != 0 || e.axes.size() != pc.axes.size() || src.rank() != rankOf(r) ||
+      src.type.isStruct() || src.type.scalar != e.type.scalar)
+    return false;
+  for (const auto& o : e.origin)
+    if (!isZero(o)) return false;
+  for (size_t d = 0; d < pc.axes.size(); ++d)
+    if (e.axes[d].scale != 1 || pc.axes[d].step != 1 || !isZero(pc.axes[d].start) ||
+        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
+      return false;
+  return true;
+}
+
+// The row of w holding read e (windowRead), or -1.
+int rowOf(const WindowReads& w, const ir::Expr& e) {
+  for (size_t i = 0; i < w.rows.size(); ++i) {
+    const WindowReads::Row& row = w.rows[i];
+    if (row.producer != e.producer) continue;
+    bool same = true;
+    for (size_t d = 0; d < row.outer.size(); ++d) same = same && e.axes[d].offset == row.outer[d];
+    if (same) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The row's offset in elements from the point's (the other dimensions' offsets).
+std::string rowOffset(const WindowReads::Row& row) {
+  std::string t;
+  for (size_t d = 0; d < row.outer.size(); ++d) {
+    if (row.outer[d] == 0) continue;
+    std::string term = "(long long)(" + str(row.outer[d]) + ")";
+    for (size_t e = d + 1; e <= row.outer.size(); ++e) term += " * " + n(static_cast<int>(e));
+    t += (t.empty() ? "" : " + ") + term;
+  }
+  return t.empty() ? "0" : t;
+}
+
+// The C type of `bytes` loaded at once.
+std::string loadType(int bytes) {
+  switch (bytes) {
+    case 16: return "uint4";
+    case 8: return "uint2";
+    case 4: return "unsigned";
+    default: return "unsigned short";
+  }
+}
+
+// Value x of type e from lane `lane` of the warp (shuffles take 4 or 8 bytes).
+std::string shuffle(ScalarKind e, const std::string& x, const std::string& lane) {
+  if (scalarSize(e) >= 4) return "__shfl_sync(0xffffffffu, " + x + ", " + lane + ")";
+  return "(" + std::string(scalarCType(e)) + ")__shfl_sync(0xffffffffu, (int)" + x + ", " + lane + ")";
+}
+
+// Row i's window formac_r<i>[c - lo], c = lo .. per - 1 + hi: the lane's own
+// load for 0 <= c < per, else lane j + m's (c = m * per + e), or memory.
+std::string rowWindow(const ReduceCuda& r, const WindowReads& w, int i, const std::string& in) {
+  const WindowReads::Row& row = w.rows[static_cast<size_t>(i)];
+  ScalarKind e = stageOf(r, row.producer).type.scalar;
+  std::string E = scalarCType(e), L = loadType(w.per * scalarSize(e)), I = str(i), at = "formac_k + formac_ro" + I;
+  std::string o = "formac_o" + I, win = "formac_r" + I;
+  std::string t = in + "const " + L + " formac_l" + I + " = __ldg((const " + L + "*)(" + name(r, row.producer) + " + " +
+                  at + "));\n" + in + E + " " + o + "[" + str(w.per) + "];\n" + in + "memcpy(" + o + ", &formac_l" + I +
+                  ", sizeof " + o + ");\n" + in + E + " " + win + "[" + str(w.per + row.hi - row.lo) + "];\n";
+  for (int c = row.lo; c < w.per + row.hi; ++c) {
+    std::string slot = win + "[" + str(c - row.lo) + "]";
+    if (c >= 0 && c < w.per) {
+      t += in + slot + " = " + o + "[" + str(c) + "];\n";
+      continue;
+    }
+    int m = c >= 0 ? c / w.per : -((-c + w.per - 1) / w.per), k = c - m * w.per;
+    std::string lane = "(formac_j + " + str(m < 0 ? 32 + m : m) + ") & 31";
+    std::string near = m < 0 ? "formac_j >= " + str(-m) : "formac_j < " + str(32 - m);
+    t += in + "{\n" + in + "  const " + E + " formac_s = " + shuffle(e, o + "[" + str(k) + "]", lane) + ";\n" + in + "  " +
+         slot + " = " + near + " ? formac_s : " + name(r, row.producer) + "[" + at + " + (" + str(c) + ")];\n" + in + "}\n";
+  }
+  return t;
+}
+
+}  // namespace
+
+WindowReads windowReads(const ReduceCuda& r) {
+  WindowReads w;
+  const int rank = rankOf(r);
+  if (r.stage->reduction.dim >= 0 || rank == 0) return w;
+  bool ok = true;
+  int widest = 0;
+  std::function<void(const ir::Expr&)> walk = [&](const ir::Expr& e) {
+    if (e.kind == ir::Expr::IndexRead) ok = false;
+    if (e.kind == ir::Expr::ImageRead && !e.axes.empty()) {
+      if (!windowRead(r, e)) {
+        ok = false;
+        return;
+      }
+      const int dx = e.axes[static_cast<size_t>(rank - 1)].offset;
+      int i = rowOf(w, e);
+      if (i < 0) {
+        WindowReads::Row row;
+        row.producer = e.producer;
+        for (int d = 0; d + 1 < rank; ++d) row.outer.push_back(e.axes[static_cast<size_t>(d)].offset);
+        row.lo = row.hi = dx;
+        w.rows.push_back(row);
+      } else {
+        w.rows[static_cast<size_t>(i)].lo = std::min(w.rows[static_cast<size_t>(i)].lo, dx);
+        w.rows[static_cast<size_t>(i)].hi = std::max(w.rows[static_cast<size_t>(i)].hi, dx);
+      }
+      widest = std::max(widest, scalarSize(e.type.scalar));
+    }
+    for (const auto& a : e.args) walk(*a);
+  };
+  const ir::Body& b = r.stage->reduction.input.body;
+  for (const auto& l : b.lets) walk(*l.value);
+  walk(*b.result);
+  w.per = widest > 0 ? 16 / widest : 0;
+  int values = 0;
+  for (const auto& row : w.rows) {
+    if (row.lo < -kMaxReach || row.hi > kMaxReach) ok = false;
+    values += w.per + row.hi - row.lo;
+  }
+  if (!ok || w.per < 2 || w.rows.empty() || w.rows.size() > static_cast<size_t>(kMaxRows) || values > kMaxValues)
+    return WindowReads{};
+  return w;
+}
+
+std::string windowAligned(const ReduceCuda& r, const WindowReads& w) {
+  std::string t;
+  std::vector<int> seen;
+  for (const auto& row : w.rows) {
+    if (std::find(seen.begin(), seen.end(), row.producer) != seen.end()) continue;
+    seen.push_back(row.producer);
+    t += "(unsigned long long)" + name(r, row.producer) + " % " +
+         str(w.per * scalarSize(stageOf(r, row.producer).type.scalar)) + " == 0 && ";
+  }
+  return t + n(rankOf(r) - 1) + " % " + str(w.per) + " == 0";
+}
+
+std::string windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered, const std::string& add,
+                        const std::string& pointByPoint) {
+  const int rank = rankOf(r);
+  const std::string in = "    ", per = str(w.per), step = str(ir::kSumLanes * w.per), lanes = str(ir::kSumLanes);
+  const std::string chunk = str(ir::kSumChunk);
+  ir::Stage domain = domainStage(*r.stage);
+  const std::string T = cType(domain.type);
+  LoopNestOptions lo = reduce_cuda::pointOptions(*r.pipeline, domain, *r.names);
+
+  // Where the warp's points all lie in the box in which every read is in range.
+  std::string inside;
+  for (int d = 0; d < rank; ++d) {
+    for (const auto& b : fastLowerBounds(lo, static_cast<size_t>(d))) inside += " && " + p(d) + " >= " + b;
+    for (const auto& b : fastUpperBounds(lo, static_cast<size_t>(d)))
+      inside += " && " + p(d) + (d == rank - 1 ? " + " + str(w.per - 1) : "") + " <= " + b;
+  }
+  inside = inside.empty() ? "1" : inside.substr(4);
+
+  std::string t = in + "if (formac_aligned && formac_end - formac_c * " + chunk + " == " + chunk + ") {\n" +
+                  in + "  /* " + per + " points a lane along the last dimension, " + step +
+                  " a warp: each row a window (ReduceWindow_CUDA.h). */\n" +
+                  in + "  long long formac_k = formac_c * " + chunk + " + formac_j * " + per + ";\n" +
+                  reduce_cuda::kernelPointIndices(r, in + "  ", "formac_p");
+  for (size_t i = 0; i < w.rows.size(); ++i)
+    t += in + "  const long long formac_ro" + str(static_cast<long long>(i)) + " = " + rowOffset(w.rows[i]) + ";\n";
+  t += in + "  for (int formac_i = 0; formac_i < " + str(ir::kSumChunk / (ir::kSumLanes * w.per)) + "; ++formac_i) {\n" +
+       in + "    " + T + " formac_w[" + per + "];\n" +
+       in + "    if (__ballot_sync(0xffffffffu, " + inside + ") == 0xffffffffu) {\n";
+  for (size_t i = 0; i < w.rows.size(); ++i) t += rowWindow(r, w, static_cast<int>(i), in + "      ");
+
+  LoopNestOptions vec = lo;
+  vec.preloaded = [&](const ir::Expr& e) {
+    if (e.kind != ir::Expr::ImageRead || e.axes.empty()) return std::string();
+    const int i = rowOf(w, e);
+    const int at = e.axes[static_cast<size_t>(rank - 1)].offset - w.rows[static_cast<size_t>(i)].lo;
+    return "formac_r" + str(i) + "[formac_u" + (at ? " + " + str(at) : "") + "]";
+  };
+  std::string indices;
+  for (int d = 0; d < rank; ++d)
+    indices += in + "        const I q" + str(d) + " = " + p(d) + (d == rank - 1 ? " + formac_u" : "") + ";\n";
+  t += in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+       in + "        " + T + " formac_v;\n" + emitPointBody(vec, false, in + "        ") +
+       in + "        formac_w[formac_u] = formac_v;\n" + in + "      }\n" +
+       in + "    } else {\n" +
+       in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+       indices + reduce_cuda::kernelPointValue(r, in + "        ") + in + "        formac_w[formac_u] = formac_v;\n" +
+       in + "      }\n" + in + "    }\n";
+  if (ordered)
+    t += in + "    __syncwarp();\n" + in + "    memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w);\n" +
+         in + "    __syncwarp();\n" + in + "    #pragma unroll\n" +
+         in + "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+         in + "      const " + T + " formac_v = formac_mine[formac_u * " + lanes + " + formac_j];\n" +
+         in + "      " + add + "\n" + in + "    }\n";
+  else
+    t += in + "    #pragma unroll\n" + in + "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
+         in + "      const " + T + " formac_v = formac_w[formac_u];\n" + in + "      " + add + "\n" + in + "    }\n";
+  return t + in + "    formac_k += " + step + ";\n" + reduce_cuda::kernelAdvance(r, in + "  ", "formac_p", step) +
+         in + "  }\n" + in + "} else {\n" + indent(pointByPoint, "  ") + in + "}\n";
+}
+
+}  // namespace formac::codegen
