@@ -103,9 +103,27 @@ size_t evaluationsPerPoint(const Taps& t) {
   return n;
 }
 
+void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes);
+
+long long points(const std::vector<int>& tile) {
+  long long n = 1;
+  for (int t : tile) n *= t;
+  return n;
+}
+
+std::string tileText(const std::vector<int>& tile) {
+  std::string t;
+  for (int x : tile) t += (t.empty() ? "[" : ", ") + std::to_string(x);
+  return t + "]";
+}
+
 // Why `trial` (the group with member `m` added) does not fit its fixed
 // tile, or "" when it does. Clamp/mirror reads stay in the region only if
-// the tile exceeds the halo.
+// the tile exceeds the halo. With FusionOptions::keepHalfTile, the tile it
+// would be shrunk to (shrinkTo) must keep half the preferred tile's points: every member
+// computes its halo again in each tile, and a 32-stage chain of 3-tap
+// stages, grown until its 16 x 16 tiles fit, ran at 2.2x the time of the same
+// chain in groups of 8 on 16 x 64 tiles (H100, bench/gpu/zoo/RESULTS.md).
 std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, const GroupMember& m,
                              const FusionOptions& o) {
   for (size_t d = 0; d < trial.tile.size(); ++d)
@@ -113,6 +131,13 @@ std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, co
   if (trial.onChipBytes(p) > o.onChipBudget)
     return "the group's tiles would need " + std::to_string(trial.onChipBytes(p)) +
            " bytes on chip, over the budget of " + std::to_string(o.onChipBudget);
+  if (o.keepHalfTile && o.shrinkTo > 0) {
+    FusionGroup sized = trial;
+    shrinkTile(p, sized, o.shrinkTo);
+    if (2 * points(sized.tile) < points(trial.tile))
+      return "its tiles would shrink to " + tileText(sized.tile) + " to fit " + std::to_string(o.shrinkTo) +
+             " bytes, under half of " + tileText(trial.tile) + ": its halos would be computed again more than storing it costs";
+  }
   return "";
 }
 
@@ -242,7 +267,8 @@ bool isFusedSink(const std::vector<FusionGroup>& groups, int stage) {
 
 // Halves the tile, rows first, while its tiles exceed `bytes` and it stays
 // larger than every member's halo (mirror and clamp reads need that).
-static void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes) {
+namespace {
+void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes) {
   for (size_t turn = 0; g.fused() && g.onChipBytes(p) > bytes; ++turn) {
     bool halved = false;
     for (size_t k = 0; k < g.tile.size() && !halved; ++k) {
@@ -256,6 +282,7 @@ static void shrinkTile(const ir::Pipeline& p, FusionGroup& g, long long bytes) {
     if (!halved) return;
   }
 }
+}  // namespace
 
 std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& o,
                                     std::vector<std::string>* whyMaterialised) {

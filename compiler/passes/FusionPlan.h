@@ -106,6 +106,11 @@ struct FusionOptions {
   // When > 0: after grouping, halve the tile (rows first, then columns) while
   // its tiles need more than this many bytes and it stays larger than the halo.
   long long shrinkTo = 0;
+  // A member joins only while the tile shrinkTo would leave keeps half the
+  // preferred tile's points: each member computes its halo again in every
+  // tile (on the H100, a 32-stage chain of 3-tap stages 3.88 -> 1.72 ms,
+  // 20 Perona-Malik steps 9.25 -> 6.75 ms; bench/gpu/zoo/RESULTS.md).
+  bool keepHalfTile = false;
 };
 
 constexpr int kInlineOps = 4;

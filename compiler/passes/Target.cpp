@@ -13,6 +13,7 @@ FusionOptions Target::fusionOptions() const {
     fo.preferredTile = {32, 64};
     fo.onChipBudget = kCudaHopperSharedBytes;
     fo.shrinkTo = kCudaDefaultSharedBytes;
+    fo.keepHalfTile = true;
     fo.inlineCheap = true;
     fo.fusedRanks = {1, 2, 3, 4};
     fo.reachTiledRanks = {1, 3, 4};
