@@ -789,18 +789,19 @@ TEST_F(RunCli, CudaOnTheFakeGpuCompilesOnceThenHitsTheCache) {
   EXPECT_NE(readFile(log).find(" grid 1 6 1 block 32 8 1 shared 0"), std::string::npos) << readFile(log);
 }
 
-// Six fused stages reaching 4 points out: a tile needs more than the default
-// 48 KB of shared memory, so the kernel asks for the device's opt-in amount
-// (the fake driver rejects the launch otherwise).
+// Three fused stages of doubles reaching 12 points out: the tile shrinks to
+// 32 x 32 (its rows no further: the halo is 24), whose regions need more than
+// the default 48 KB of shared memory, so the kernel asks for the device's
+// opt-in amount (the fake driver rejects the launch otherwise).
 TEST_F(RunCli, CudaSharedMemoryOptIn) {
   std::string program =
-      "stencil wide(vector#2 double X) { return (X@[-4,0] + X@[4,0] + X@[0,-4] + X@[0,4] + X) / 5.0; }\n"
+      "stencil wide(vector#2 double X) { return (X@[-12,0] + X@[12,0] + X@[0,-12] + X@[0,12] + X) / 5.0; }\n"
       "parameter M, N;\nvector#2 double a[M,N];\n";
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 2; ++k) {
     std::string from = k ? "s" + std::to_string(k - 1) : std::string("a");
     program += "s" + std::to_string(k) + " = wide(" + from + ":mirror);\n";
   }
-  writeFile(scratch("wide.idsl"), program + "return wide(s4:mirror);\n");
+  writeFile(scratch("wide.idsl"), program + "return wide(s1:mirror);\n");
   std::string log = scratch("wide_launches.txt");
   CommandResult r = cudaRun(quote(scratch("wide.idsl")) + " -i " + quote(scratch("small.png")) + " -o " +
                                 quote(scratch("wide.pfm")),
