@@ -61,7 +61,10 @@ Options parseOptions(const std::vector<std::string>& args) {
     else if (a == "-o") o.output = value("-o");
     else if (is("--c-output")) { o.output = value("--c-output"); o.printC = true; }
     else if (is("--cuda-output")) { o.output = value("--cuda-output"); o.printCuda = true; }
-    else if (is("--kernel-name")) o.kernelName = value("--kernel-name");
+    else if (is("--kernel-name")) {
+      o.kernelName = value("--kernel-name");
+      if (o.kernelName.empty()) throw UserError("--kernel-name needs a name (a C identifier)");
+    }
     else if (is("--header-file")) o.headerFile = value("--header-file");
     else if (a == "--print-c") o.printC = true;
     else if (a == "--print-cuda") o.printCuda = true;

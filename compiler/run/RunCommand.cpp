@@ -31,7 +31,8 @@ double parseNumber(const std::string& text, const std::string& what) {
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || std::isnan(v))
+  // nan is a value of a floating scalar (a parameter or an integer refuses it where it binds).
+  if (text.empty() || *end != '\0' || errno == ERANGE)
     throw UserError(what + ": '" + text + "' is not a number");
   // Values travel as doubles: an integer they would round (beyond 2^53) is
   // refused rather than changed.

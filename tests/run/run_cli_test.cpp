@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <regex>
 #include <vector>
@@ -402,6 +403,25 @@ TEST_F(RunCli, ErrorBadParam) {
               "scalar input 't' is int8: 300 is not an integer in 0..255");
   expectError(quote(kBlur) + " -i " + quote(kCamera) + " -p M=1.5 -o " + quote(scratch("x.png")),
               "parameter 'M' is a size: 1.5 is not an integer");
+  // nan is a float scalar's value, never a size's or an integer's.
+  expectError(quote(kBlur) + " -i " + quote(kCamera) + " -p M=nan -o " + quote(scratch("x.png")),
+              "parameter 'M' is a size: nan is not an integer");
+  expectError(quote(scratch("int8_scalar.idsl")) + " -i " + quote(kCamera) + " -p t=nan -o " + quote(scratch("x.png")),
+              "scalar input 't' is int8: nan is not an integer in 0..255");
+}
+
+TEST_F(RunCli, NanScalar) {
+  writeFile(scratch("times.idsl"), "parameter M, N;\nvector#2 float img[M,N];\nfloat k;\n"
+                                   "stencil f(vector#2 float X, float k) { return X * k; }\nreturn f(img, k);\n");
+  CommandResult r = formacRun(quote(scratch("times.idsl")) + " -i " + quote(kCamera) + " -p k=nan -o " +
+                              quote(scratch("nan.pfm")) + " --backend=eval");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string pfm = readFile(scratch("nan.pfm"));
+  float first;
+  size_t at = pfm.find("-1.0\n");
+  ASSERT_NE(at, std::string::npos);
+  std::memcpy(&first, pfm.data() + at + 5, sizeof first);
+  EXPECT_TRUE(std::isnan(first));
 }
 
 TEST_F(RunCli, ErrorUnwritableOutput) {
