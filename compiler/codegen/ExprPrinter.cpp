@@ -53,6 +53,39 @@ std::string mathCall(const Expr& e, const std::vector<std::string>& a, bool cuda
   return "?";
 }
 
+// The narrow integer type whose value `a` holds, converted to int: a Cast to
+// int of an 8- or 16-bit value, or a let holding one (common subexpressions
+// are bound to lets); Int otherwise.
+ScalarKind narrowOperand(const Expr& a, const ExprContext& ctx) {
+  const Expr* v = &a;
+  if (a.kind == Expr::Local && a.local >= 0 && static_cast<size_t>(a.local) < ctx.letValues.size() &&
+      ctx.letValues[static_cast<size_t>(a.local)])
+    v = ctx.letValues[static_cast<size_t>(a.local)];
+  if (v->kind != Expr::Cast || v->type.isStruct() || v->type.scalar != ScalarKind::Int || v->args[0]->type.isStruct())
+    return ScalarKind::Int;
+  const ScalarKind k = v->args[0]->type.scalar;
+  return k == ScalarKind::Int8 || k == ScalarKind::Uint16 || k == ScalarKind::Int16 ? k : ScalarKind::Int;
+}
+
+// The suffix of the narrow helper computing min or max call `e` when both
+// its arguments hold values of one narrow integer type (narrowOperand), else
+// null.
+const char* narrowMinMax(const Expr& e, const ExprContext& ctx) {
+  if ((e.fn != MathFn::Min && e.fn != MathFn::Max) || e.type.isStruct() || e.type.scalar != ScalarKind::Int ||
+      e.args.size() != 2)
+    return nullptr;
+  const ScalarKind k = narrowOperand(*e.args[0], ctx);
+  if (k == ScalarKind::Int || narrowOperand(*e.args[1], ctx) != k) return nullptr;
+  return k == ScalarKind::Int8 ? "uc" : k == ScalarKind::Uint16 ? "us" : "s";
+}
+
+// Operand `a` (narrowOperand) as its narrow value.
+std::string narrowValue(const Expr& a, const ExprContext& ctx) {
+  if (a.kind == Expr::Cast) return printCExpr(*a.args[0], ctx);
+  return "(" + std::string(scalarCType(ctx.letValues[static_cast<size_t>(a.local)]->args[0]->type.scalar)) + ")" +
+         printCExpr(a, ctx);
+}
+
 const char* resolver(ir::BoundaryMode m) {
   switch (m) {
     case ir::BoundaryMode::Clamped:
@@ -326,6 +359,16 @@ class CExprPrinter {
         out_ += "(" + condition(*e.args[0], ctx_) + " ? ";
         return call("", e, " : ", ")", 1);
       case Expr::Call: {
+        const char* narrow = ctx_.cuda ? nullptr : narrowMinMax(e, ctx_);
+        if (narrow) {
+          // min and max of two values of one narrow type promoted to int: the
+          // narrow type's own (the same value, promoted), which gcc vectorizes
+          // as byte or halfword operations instead of widening each value to
+          // 32 bits (opening8's 3x3 erosion: 4x fewer lanes an instruction).
+          out_ += std::string("((int)formac_") + (e.fn == MathFn::Min ? "min_" : "max_") + narrow + "(" +
+                  narrowValue(*e.args[0], ctx_) + ", " + narrowValue(*e.args[1], ctx_) + "))";
+          return;
+        }
         std::vector<std::string> a;
         for (const auto& x : e.args) a.push_back(printCExpr(*x, ctx_));
         out_ += mathCall(e, a, ctx_.cuda);

@@ -212,6 +212,15 @@ std::string helperPrelude(const std::string& q, bool cuda) {
     s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
     s += q + " " + ty + " formac_absd_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a - b : b - a; }\n";
   }
+  if (!cuda) {
+    s += "/* min and max of 8- and 16-bit values (ExprPrinter: narrowMinMax). */\n";
+    const char* narrow[][2] = {{"uc", "unsigned char"}, {"us", "unsigned short"}, {"s", "short"}};
+    for (auto& t : narrow) {
+      std::string suf = t[0], ty = t[1];
+      s += q + " " + ty + " formac_min_" + suf + "(" + ty + " a, " + ty + " b) { return a < b ? a : b; }\n";
+      s += q + " " + ty + " formac_max_" + suf + "(" + ty + " a, " + ty + " b) { return a > b ? a : b; }\n";
+    }
+  }
   s += "#define FORMAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n";
   s += "#define FORMAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n";
   return s;

@@ -182,5 +182,29 @@ TEST(BindReadIndices, NestedIndexedReadsGiveCodeLinearInTheirDepth) {
   }
 }
 
+// min and max of two 8- or 16-bit values (promoted to int in the IR) print
+// in C as the narrow type's own helper, so that gcc vectorizes them on bytes
+// or halfwords; mixed types, int and CUDA keep the int helper.
+TEST(NarrowMinMax, CPrintsTheNarrowTypesHelper) {
+  ir::Pipeline p = pipelineOf(
+      "stencil e(vector#2 int8 X) { return min(min(X@[-1,0], X), X@[1,0]); }\n"
+      "stencil d(vector#2 uint16 W, vector#2 int16 S) { return max(W, W@[0,1]) + min(S, S@[1,0]) + max(S, W); }\n"
+      "parameter M, N;\nvector#2 int8 img[M,N];\nvector#2 uint16 w[M,N];\nvector#2 int16 s[M,N];\n"
+      "return e(img:clamped), d(w:clamped, s:clamped);\n");
+  codegen::COptions co;
+  co.kernelName = "k";
+  std::string c = codegen::generateC(p, co).source;
+  EXPECT_NE(c.find("formac_min_uc("), std::string::npos);
+  EXPECT_NE(c.find("formac_max_us("), std::string::npos);
+  EXPECT_NE(c.find("formac_min_s("), std::string::npos);
+  EXPECT_NE(c.find("formac_max_i("), std::string::npos);  // max(S, W): int16 and uint16
+  EXPECT_EQ(c.find("formac_min_i("), std::string::npos);
+  codegen::CudaOptions cu;
+  cu.kernelName = "k";
+  std::string g = codegen::generateCuda(p, cu).source;
+  EXPECT_EQ(g.find("formac_min_uc"), std::string::npos);
+  EXPECT_NE(g.find("formac_min_i("), std::string::npos);
+}
+
 }  // namespace
 }  // namespace formac
