@@ -12,24 +12,34 @@ namespace {
 // The points whose value reads (i, j), queued for band b: (i, j) minus each
 // tap, and near a border whose mode reads inside the image (clamped, extend,
 // mirror), every point within the reach (a reflected read of theirs may land on
-// (i, j): mirror reads row r for row -r, so "near" is within r + 1).
-std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& name) {
-  std::string t = "/* Queues the points that read (i, j) when it changes. */\n"
-                  "static int " + name + "_reach(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,\n"
-                  "    long long rows, long long cols, long long band) {\n"
+// (i, j): mirror reads row r for row -r, so "near" is within r + 1). A point
+// holding a stable value (LocalFixpoint::stable) never changes: not queued.
+std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& name, const std::string& T) {
+  std::string keep;  // the test that the value at point p is stable
+  if (lf.stable.size() <= 8)
+    for (long long v : lf.stable) keep += (keep.empty() ? "" : " || ") + std::string("x[p] == ") + std::to_string(v);
+  std::string t = "/* Queues the points that read (i, j) when it changes" +
+                  std::string(keep.empty() ? "" : ", but those holding a value that never changes") + ". */\n"
+                  "static int " + name + "_reach(const " + T + "* x, formac_points* todo, unsigned char* queued, long long b,\n"
+                  "    long long i, long long j, long long rows, long long cols, long long band) {\n"
                   "  int failed = 0;\n";
+  auto queue = [&](const std::string& di, const std::string& dj, const std::string& in) {
+    if (keep.empty()) return in + "failed |= formac_settle_queue(todo, queued, b, " + di + ", " + dj + ", rows, cols, band);\n";
+    return in + "{\n" + in + "  const long long qi = " + di + ", qj = " + dj + ", p = qi * cols + qj;\n" + in +
+           "  if (qi >= 0 && qi < rows && qj >= 0 && qj < cols && !(" + keep + "))\n" + in +
+           "    failed |= formac_settle_queue(todo, queued, b, qi, qj, rows, cols, band);\n" + in + "}\n";
+  };
   for (const auto& o : lf.taps)
-    t += "  failed |= formac_settle_queue(todo, queued, b, i - (" + std::to_string(o[0]) + "), j - (" + std::to_string(o[1]) +
-         "), rows, cols, band);\n";
+    t += queue("i - (" + std::to_string(o[0]) + ")", "j - (" + std::to_string(o[1]) + ")", "  ");
   if (lf.mode != BoundaryMode::Constant && lf.radius > 0) {
     const std::string r = std::to_string(lf.radius);
     t += "  if (i <= " + r + " || j <= " + r + " || i >= rows - 1 - " + r + " || j >= cols - 1 - " + r + ") {\n"
          "    long long di, dj;\n"
          "    for (di = -" + r + "; di <= " + r + "; ++di)\n"
-         "      for (dj = -" + r + "; dj <= " + r + "; ++dj) failed |= formac_settle_queue(todo, queued, b, i + di, j + dj, rows, cols, band);\n"
+         "      for (dj = -" + r + "; dj <= " + r + "; ++dj)\n" + queue("i + di", "j + dj", "        ") +
          "  }\n";
   }
-  return t + "  return failed;\n}\n";
+  return t + (keep.empty() ? "  (void)x;\n" : "") + "  return failed;\n}\n";
 }
 
 }  // namespace
@@ -153,7 +163,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
   std::string args = lf.selective ? "formac_x, formac_x0" : "formac_x";
   for (const auto& a : s.takes.arguments(inner, bn.scalar, bn.param)) args += ", " + a;
 
-  s.function = reachFunction(lf, name) +
+  s.function = reachFunction(lf, name, T) +
       "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"
       "   where it changes queues the points that read it. */\n"
       "static int " + name + "_band(" + T + "* formac_x" + x0 + params + ",\n"
@@ -182,7 +192,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
             : "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
               "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n") +
       "        formac_x[formac_p] = formac_v;\n"
-      "        if (" + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
+      "        if (" + name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
       "      }\n"
       "    }\n"
       "  }\n"
@@ -220,7 +230,7 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
       "          formac_down = 1;\n"
       "          formac_moved += " + std::string(lf.selective ? "1" : "(unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p]") + ";\n"
       "        }\n"
-      "        formac_failed |= " + name + "_reach(formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
+      "        formac_failed |= " + name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
       "      }\n"
       "  }\n"
       "  while (!formac_failed && !(formac_up && formac_down) && formac_moved <= (unsigned long long)formac_limit) {\n"

@@ -395,9 +395,10 @@ class ValueSets {
 };
 
 // Whether f (the body) is monotone on every tuple of values from the values
-// X can hold, closed under f. Fills `why`.
+// X can hold, closed under f. Fills `why`, and `stable` with the values v for
+// which f gives v on every tuple whose centre (tap 0, 0) holds v.
 bool monotoneByEnumeration(const ir::Body& b, int carried, const std::vector<std::array<int, 2>>& taps,
-                           std::set<long long> values, std::string* why) {
+                           std::set<long long> values, std::string* why, std::vector<long long>* stable) {
   std::map<std::array<int, 2>, int> index;
   for (size_t k = 0; k < taps.size(); ++k) index[taps[k]] = static_cast<int>(k);
   Interpreter f(b, carried, index);
@@ -450,6 +451,17 @@ bool monotoneByEnumeration(const ir::Body& b, int carried, const std::vector<std
     }
     return true;
   });
+  auto centre = index.find({0, 0});
+  if (monotone && centre != index.end()) {
+    const size_t c = static_cast<size_t>(centre->second);
+    std::set<long long> moves;
+    each(vs, [&](const std::vector<long long>& t, const std::vector<size_t>&) {
+      if (*f.run(t) != t[c]) moves.insert(t[c]);
+      return true;
+    });
+    for (long long v : vs)
+      if (!moves.count(v)) stable->push_back(v);
+  }
   std::string list;
   for (long long v : vs) list += (list.empty() ? "" : ", ") + std::to_string(v);
   *why = monotone ? "monotone: tried on every combination of the values X can hold {" + list + "}"
@@ -545,7 +557,7 @@ LocalFixpoint analyseLocalFixpoint(const ir::Pipeline& outer, const ir::Stage& f
   auto start = sets.ofStage(loop.carried[0].outer);
   if (!start) return no("the polarity analysis cannot show its body monotone, and X<0> can hold too many values");
   if (modeSet && r.mode == BoundaryMode::Constant) start->insert(wrapTo((long long)r.constant, x.type.scalar));
-  r.ok = monotoneByEnumeration(r.body, r.carried, r.taps, *start, &r.why);
+  r.ok = monotoneByEnumeration(r.body, r.carried, r.taps, *start, &r.why, &r.stable);
   if (r.ok) r.why += picks;
   return r;
 }

@@ -56,6 +56,10 @@ struct LocalFixpoint {
   BoundaryMode mode = BoundaryMode::Constant;  // of the taps off the centre
   double constant = 0.0;                       // mode Constant: the value
   bool selective = false;  // the rounds' bound counts the points changed, not their changes' sum
+  // Proved by enumeration: the values a point keeps whatever its neighbours
+  // hold (canny's 0 and 2: only a weak edge changes). A point holding one
+  // never changes, so the settling never needs to recompute it.
+  std::vector<long long> stable;
 };
 
 // The decision for the loop whose first LoopResult stage is `first` in

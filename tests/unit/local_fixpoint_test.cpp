@@ -47,12 +47,15 @@ TEST(LocalFixpoint, HysteresisIsProvedByTryingItsValues) {
   EXPECT_EQ(lf.radius, 1);
   EXPECT_EQ(lf.taps.size(), 5u);
   EXPECT_EQ(lf.mode, BoundaryMode::Constant);
+  // 0 and 2 stay whatever the neighbours hold: only a weak edge (1) changes.
+  EXPECT_EQ(lf.stable, (std::vector<long long>{0, 2}));
 }
 
 TEST(LocalFixpoint, ReconstructionIsProvedByPolarity) {
   auto lf = analyse(loop("min(max(max(S@[-1,0], S@[1,0]), max(S, S@[0,2])), X)", "cast<int8>(0)", "clamped"));
   EXPECT_TRUE(lf.ok) << lf.why;
   EXPECT_NE(lf.why.find("polarity"), std::string::npos) << lf.why;
+  EXPECT_TRUE(lf.stable.empty());  // found by enumeration only
   EXPECT_EQ(lf.radius, 2);
   EXPECT_EQ(lf.mode, BoundaryMode::Clamped);
   // A scalar and a comparison of unchanging values keep the order too.
