@@ -17,32 +17,13 @@ bool isZero(const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const &&
 // Whether `e` reads producer e.producer at the domain's point itself, the
 // producer a scalar image of the domain's shape.
 bool readsThePoint(const ReduceCuda& r, const ir::Expr& e) {
-  const ir::Piece& pc = r.stage->reduction.input;
-  if (e.field >= 0 || e.firstDim != 0 || e.axes.size() != pc.axes.size()) return false;
-  const ir::Stage& src = r.pipeline->stages[static_cast<size_t>(e.producer)];
-  if (src.rank() != static_cast<int>(pc.axes.size()) || src.type.isStruct() || src.type.scalar != e.type.scalar)
-    return false;
-  for (const auto& o : e.origin)
-    if (!isZero(o)) return false;
-  for (size_t d = 0; d < pc.axes.size(); ++d)
-    if (e.axes[d].offset != 0 || e.axes[d].scale != 1 || pc.axes[d].step != 1 || !isZero(pc.axes[d].start) ||
-        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
-      return false;
+  if (!reduce_flat::readsDomainShape(r, e)) return false;
+  for (const auto& a : e.axes)
+    if (a.offset != 0) return false;
   return true;
 }
 
 ScalarKind elementOf(const ReduceCuda& r, int id) { return r.pipeline->stages[static_cast<size_t>(id)].type.scalar; }
-
-// The C type of `bytes` loaded at once.
-std::string loadType(int bytes) {
-  switch (bytes) {
-    case 16: return "uint4";
-    case 8: return "uint2";
-    case 4: return "unsigned";
-    case 2: return "unsigned short";
-    default: return "unsigned char";
-  }
-}
 
 std::string name(const ReduceCuda& r, int id) { return r.names->stage[static_cast<size_t>(id)]; }
 
@@ -71,6 +52,31 @@ FlatReads flatReads(const ReduceCuda& r) {
 }
 
 namespace reduce_flat {
+
+bool readsDomainShape(const ReduceCuda& r, const ir::Expr& e) {
+  const ir::Piece& pc = r.stage->reduction.input;
+  if (e.field >= 0 || e.firstDim != 0 || e.axes.size() != pc.axes.size()) return false;
+  const ir::Stage& src = r.pipeline->stages[static_cast<size_t>(e.producer)];
+  if (src.rank() != static_cast<int>(pc.axes.size()) || src.type.isStruct() || src.type.scalar != e.type.scalar)
+    return false;
+  for (const auto& o : e.origin)
+    if (!isZero(o)) return false;
+  for (size_t d = 0; d < pc.axes.size(); ++d)
+    if (e.axes[d].scale != 1 || pc.axes[d].step != 1 || !isZero(pc.axes[d].start) ||
+        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
+      return false;
+  return true;
+}
+
+std::string loadType(int bytes) {
+  switch (bytes) {
+    case 16: return "uint4";
+    case 8: return "uint2";
+    case 4: return "unsigned";
+    case 2: return "unsigned short";
+    default: return "unsigned char";
+  }
+}
 
 std::string aligned(const ReduceCuda& r, const FlatReads& f) {
   std::string t;

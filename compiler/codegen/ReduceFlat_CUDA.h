@@ -25,6 +25,11 @@ struct FlatReads {
 FlatReads flatReads(const ReduceCuda& r);
 
 namespace reduce_flat {
+// Whether `e` reads a scalar image of the domain's shape at q + constant
+// offsets (ReduceWindow_CUDA.h's reads; at offset 0, this file's).
+bool readsDomainShape(const ReduceCuda& r, const ir::Expr& e);
+// The C type of `bytes` loaded at once ("uint4" for 16).
+std::string loadType(int bytes);
 // An expression: every producer's pointer aligned to its load (per elements).
 std::string aligned(const ReduceCuda& r, const FlatReads& f);
 // Statements declaring formac_l<id>[batch], producer id's loads of `per`

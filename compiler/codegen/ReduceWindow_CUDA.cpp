@@ -5,6 +5,7 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
+#include "codegen/ReduceFlat_CUDA.h"
 #include "codegen/Reduce_C.h"
 
 namespace formac::codegen {
@@ -18,31 +19,13 @@ constexpr int kMaxReach = 8;
 constexpr int kMaxRows = 16;
 constexpr int kMaxValues = 96;
 
-bool isZero(const ir::Size& z) { return !z || (z->kind == ir::SizeNode::Const && z->value == 0); }
-
 std::string name(const ReduceCuda& r, int id) { return r.names->stage[static_cast<size_t>(id)]; }
 const ir::Stage& stageOf(const ReduceCuda& r, int id) { return r.pipeline->stages[static_cast<size_t>(id)]; }
 int rankOf(const ReduceCuda& r) { return static_cast<int>(r.stage->reduction.input.axes.size()); }
 std::string n(int d) { return "formac_n" + str(d); }
 std::string p(int d) { return "formac_p" + str(d); }
 
-// Whether `e` reads a scalar image of the domain's shape at constant offsets.
-bool windowRead(const ReduceCuda& r, const ir::Expr& e) {
-  const ir::Piece& pc = r.stage->reduction.input;
-  const ir::Stage& src = stageOf(r, e.producer);
-  if (e.field >= 0 || e.firstDim != 0 || e.axes.size() != pc.axes.size() || src.rank() != rankOf(r) ||
-      src.type.isStruct() || src.type.scalar != e.type.scalar)
-    return false;
-  for (const auto& o : e.origin)
-    if (!isZero(o)) return false;
-  for (size_t d = 0; d < pc.axes.size(); ++d)
-    if (e.axes[d].scale != 1 || pc.axes[d].step != 1 || !isZero(pc.axes[d].start) ||
-        ir::printSize(pc.axes[d].count, r.names->param) != ir::printSize(src.extent[d], r.names->param))
-      return false;
-  return true;
-}
-
-// The row of w holding read e (windowRead), or -1.
+// The row of w holding read e (reduce_flat::readsDomainShape), or -1.
 int rowOf(const WindowReads& w, const ir::Expr& e) {
   for (size_t i = 0; i < w.rows.size(); ++i) {
     const WindowReads::Row& row = w.rows[i];
@@ -66,16 +49,6 @@ std::string rowOffset(const WindowReads::Row& row) {
   return t.empty() ? "0" : t;
 }
 
-// The C type of `bytes` loaded at once.
-std::string loadType(int bytes) {
-  switch (bytes) {
-    case 16: return "uint4";
-    case 8: return "uint2";
-    case 4: return "unsigned";
-    default: return "unsigned short";
-  }
-}
-
 // Value x of type e from lane `lane` of the warp (shuffles take 4 or 8 bytes).
 std::string shuffle(ScalarKind e, const std::string& x, const std::string& lane) {
   if (scalarSize(e) >= 4) return "__shfl_sync(0xffffffffu, " + x + ", " + lane + ")";
@@ -87,7 +60,7 @@ std::string shuffle(ScalarKind e, const std::string& x, const std::string& lane)
 std::string rowWindow(const ReduceCuda& r, const WindowReads& w, int i, const std::string& in) {
   const WindowReads::Row& row = w.rows[static_cast<size_t>(i)];
   ScalarKind e = stageOf(r, row.producer).type.scalar;
-  std::string E = scalarCType(e), L = loadType(w.per * scalarSize(e)), I = str(i), at = "formac_k + formac_ro" + I;
+  std::string E = scalarCType(e), L = reduce_flat::loadType(w.per * scalarSize(e)), I = str(i), at = "formac_k + formac_ro" + I;
   std::string o = "formac_o" + I, win = "formac_r" + I;
   std::string t = in + "const " + L + " formac_l" + I + " = __ldg((const " + L + "*)(" + name(r, row.producer) + " + " +
                   at + "));\n" + in + E + " " + o + "[" + str(w.per) + "];\n" + in + "memcpy(" + o + ", &formac_l" + I +
@@ -118,7 +91,7 @@ WindowReads windowReads(const ReduceCuda& r) {
   std::function<void(const ir::Expr&)> walk = [&](const ir::Expr& e) {
     if (e.kind == ir::Expr::IndexRead) ok = false;
     if (e.kind == ir::Expr::ImageRead && !e.axes.empty()) {
-      if (!windowRead(r, e)) {
+      if (!reduce_flat::readsDomainShape(r, e)) {
         ok = false;
         return;
       }

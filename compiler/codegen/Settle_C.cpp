@@ -27,7 +27,7 @@ std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& na
     if (keep.empty()) return in + "failed |= formac_settle_queue(todo, queued, b, " + di + ", " + dj + ", rows, cols, band);\n";
     return in + "{\n" + in + "  const long long qi = " + di + ", qj = " + dj + ", p = qi * cols + qj;\n" + in +
            "  if (qi >= 0 && qi < rows && qj >= 0 && qj < cols && !(" + keep + "))\n" + in +
-           "    failed |= formac_settle_queue(todo, queued, b, qi, qj, rows, cols, band);\n" + in + "}\n";
+           "    failed |= formac_settle_enqueue(todo, queued, b, qi, qj, cols, band);\n" + in + "}\n";
   };
   for (const auto& o : lf.taps)
     t += queue("i - (" + std::to_string(o[0]) + ")", "j - (" + std::to_string(o[1]) + ")", "  ");
@@ -60,16 +60,23 @@ static int formac_points_push(formac_points* l, long long p) {
   l->v[l->n++] = p;
   return 0;
 }
-/* Queues (i, j), if in the image, for the band that holds it, from band b:
+/* Queues (i, j), a point of the image, for the band that holds it, from band b:
    todo[3q] is band q's own list, todo[3q+1] what the band above hands it,
    todo[3q+2] what the band below hands it (each list has one writer). */
-static int formac_settle_queue(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,
-                               long long rows, long long cols, long long band) {
+static int formac_settle_enqueue(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,
+                                 long long cols, long long band) {
   long long q;
-  if (i < 0 || i >= rows || j < 0 || j >= cols || queued[i * cols + j]) return 0;
+  if (queued[i * cols + j]) return 0;
   queued[i * cols + j] = 1;  /* until popped: a point waits in one list at most once */
   q = i / band;
   return formac_points_push(&todo[3 * q + (q == b ? 0 : q > b ? 1 : 2)], i * cols + j);
+}
+/* formac_settle_enqueue for (i, j) if it is in the image (unused where every tap
+   tests its point itself: LocalFixpoint::stable). */
+FORMAC_HELPER int formac_settle_queue(formac_points* todo, unsigned char* queued, long long b, long long i, long long j,
+                                      long long rows, long long cols, long long band) {
+  if (i < 0 || i >= rows || j < 0 || j >= cols) return 0;
+  return formac_settle_enqueue(todo, queued, b, i, j, cols, band);
 }
 static void formac_settle_free(formac_points* todo, long long lists) {
   long long k;

@@ -439,8 +439,13 @@ bool monotoneByEnumeration(const ir::Body& b, int carried, const std::vector<std
     values = more;
   }
   std::vector<long long> vs(values.begin(), values.end());
+  // The centre's values that f changes on some tuple: the others are stable.
+  auto centre = index.find({0, 0});
+  std::set<long long> moves;
   bool monotone = each(vs, [&](std::vector<long long> t, const std::vector<size_t>& at) {
     const long long base = *f.run(t);
+    if (centre != index.end() && base != t[static_cast<size_t>(centre->second)])
+      moves.insert(t[static_cast<size_t>(centre->second)]);
     for (size_t k = 0; k < T; ++k) {
       const long long keep = t[k];
       for (size_t w = at[k] + 1; w < vs.size(); ++w) {
@@ -451,17 +456,9 @@ bool monotoneByEnumeration(const ir::Body& b, int carried, const std::vector<std
     }
     return true;
   });
-  auto centre = index.find({0, 0});
-  if (monotone && centre != index.end()) {
-    const size_t c = static_cast<size_t>(centre->second);
-    std::set<long long> moves;
-    each(vs, [&](const std::vector<long long>& t, const std::vector<size_t>&) {
-      if (*f.run(t) != t[c]) moves.insert(t[c]);
-      return true;
-    });
+  if (monotone && centre != index.end())
     for (long long v : vs)
       if (!moves.count(v)) stable->push_back(v);
-  }
   std::string list;
   for (long long v : vs) list += (list.empty() ? "" : ", ") + std::to_string(v);
   *why = monotone ? "monotone: tried on every combination of the values X can hold {" + list + "}"
