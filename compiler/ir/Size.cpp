@@ -173,17 +173,27 @@ std::string printSize(const Size& s, const std::vector<std::string>& names) {
   return "?";
 }
 
-bool sameSize(const Size& a, const Size& b, int paramCount) {
-  // Sizes are small integer polynomials with floor division; agreeing on a
-  // spread of parameter values (including non-multiples of small divisors)
-  // is taken as equality.
+// Sizes are small integer polynomials with floor division; agreeing on a
+// spread of parameter values (including non-multiples of small divisors) is
+// taken as agreeing everywhere.
+bool constantDifference(const Size& a, const Size& b, int paramCount, long long* difference) {
   static const long long samples[] = {1, 2, 3, 5, 7, 13, 64, 97, 1000, 1023, 4099};
+  long long first = 0;
   for (int trial = 0; trial < 11; ++trial) {
     std::vector<long long> p(static_cast<size_t>(paramCount));
     for (int i = 0; i < paramCount; ++i) p[static_cast<size_t>(i)] = samples[(trial + 3 * i) % 11];
-    if (evalSize(a, p) != evalSize(b, p)) return false;
+    long long d;
+    if (__builtin_sub_overflow(evalSize(b, p), evalSize(a, p), &d)) return false;
+    if (trial == 0) first = d;
+    if (d != first) return false;
   }
+  if (difference) *difference = first;
   return true;
+}
+
+bool sameSize(const Size& a, const Size& b, int paramCount) {
+  long long d;
+  return constantDifference(a, b, paramCount, &d) && d == 0;
 }
 
 }  // namespace formac::ir

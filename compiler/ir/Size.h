@@ -38,5 +38,8 @@ long long evalSize(const Size& s, const std::vector<long long>& params);
 std::string printSize(const Size& s, const std::vector<std::string>& paramNames);
 // Equal for all parameter values (tested structurally, then on sample values).
 bool sameSize(const Size& a, const Size& b, int paramCount);
+// Whether b - a is one constant for all parameter values (sampled as sameSize
+// samples), and which: `M - 1` and `M + 1 - 1` differ by 1.
+bool constantDifference(const Size& a, const Size& b, int paramCount, long long* difference);
 
 }  // namespace formac::ir

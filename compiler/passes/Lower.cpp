@@ -1,8 +1,10 @@
 #include "passes/Lower.h"
 
 #include "eval/Evaluator.h"
+#include "passes/FoldCrops.h"
 #include "passes/FuseReductions.h"
 #include "passes/KernelEpilogue.h"
+#include "passes/PlacementReads.h"
 
 namespace formac::passes {
 namespace {
@@ -10,6 +12,14 @@ namespace {
 // Both targets: a folded infinity or NaN is printed as INFINITY or NAN, which
 // <math.h> defines for C and nvcc, and the NVRTC source itself (CodeGen_CUDA).
 void foldConstantsPass(LoweredPipeline& l) { eval::foldConstants(l.pipeline); }
+
+void placementReadsPass(LoweredPipeline& l) {
+  if (l.target.fuse) placementReads(l.pipeline);
+}
+
+void foldCropsPass(LoweredPipeline& l) {
+  if (l.target.fuse) foldCrops(l.pipeline);
+}
 
 void fuseReductionsPass(LoweredPipeline& l) {
   if (l.target.fuse) fuseReductions(l.pipeline, l.target.kind == Target::Cuda);
@@ -37,6 +47,14 @@ const std::vector<Pass>& passList() {
        "every operation whose operands are constants is a constant, computed as the "
        "evaluator computes it (gcc and nvcc would fold them their own way)",
        foldConstantsPass},
+      {"placement-reads",
+       "with fusion on, a stage that places a whole image at an offset, zeros around it, reads "
+       "that image at the shifted point with the constant-0 border over its whole extent",
+       placementReadsPass},
+      {"fold-crops",
+       "with fusion on, a stage that copies a box of a stage only it reads computes that "
+       "stage's points there itself, and the copied stage is removed",
+       foldCropsPass},
       {"fuse-reductions",
        "with fusion on, a stage read only by a reduction or scan, at the point combined, is "
        "computed inside its loop and never stored",

@@ -551,6 +551,7 @@ std::vector<ProgramCase> matrixCases() {
   larger(out);
   reductions(out);
   periodic(out);
+  reframed(out);
   return out;
 }
 

@@ -46,4 +46,7 @@ void reductions(std::vector<ProgramCase>& out);
 // Chains whose every read wraps, fused as periodic groups on the GPU (Periodic.cpp).
 void periodic(std::vector<ProgramCase>& out);
 
+// Placements and crops rewritten by placement-reads and fold-crops (Reframed.cpp).
+void reframed(std::vector<ProgramCase>& out);
+
 }  // namespace formac::e2e
