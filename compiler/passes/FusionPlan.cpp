@@ -1,5 +1,7 @@
 #include "passes/FusionPlan.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -124,6 +126,21 @@ std::string tileText(const std::vector<int>& tile) {
 // computes its halo again in each tile, and a 32-stage chain of 3-tap
 // stages, grown until its 16 x 16 tiles fit, ran at 2.2x the time of the same
 // chain in groups of 8 on 16 x 64 tiles (H100, bench/gpu/zoo/RESULTS.md).
+// The costly operations (costlyOperations) a point of the sink computes
+// again in the members' halos: each non-inlined member's region over the
+// tile, less one, times its own.
+double recomputedCostly(const ir::Pipeline& p, const FusionGroup& g) {
+  double again = 0;
+  for (const auto& m : g.members) {
+    if (m.inlined) continue;
+    double region = 1;
+    for (size_t d = 0; d < g.tile.size(); ++d)
+      region *= static_cast<double>(g.tile[d] + m.haloLo[d] + m.haloHi[d]) / g.tile[d];
+    again += (region - 1) * costlyOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+  }
+  return again;
+}
+
 std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, const GroupMember& m,
                              const FusionOptions& o) {
   for (size_t d = 0; d < trial.tile.size(); ++d)
@@ -131,12 +148,21 @@ std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, co
   if (trial.onChipBytes(p) > o.onChipBudget)
     return "the group's tiles would need " + std::to_string(trial.onChipBytes(p)) +
            " bytes on chip, over the budget of " + std::to_string(o.onChipBudget);
-  if (o.keepHalfTile && o.shrinkTo > 0) {
-    FusionGroup sized = trial;
-    shrinkTile(p, sized, o.shrinkTo);
-    if (2 * points(sized.tile) < points(trial.tile))
-      return "its tiles would shrink to " + tileText(sized.tile) + " to fit " + std::to_string(o.shrinkTo) +
-             " bytes, under half of " + tileText(trial.tile) + ": its halos would be computed again more than storing it costs";
+  FusionGroup sized = trial;
+  if (o.shrinkTo > 0) shrinkTile(p, sized, o.shrinkTo);
+  if (o.keepHalfTile && o.shrinkTo > 0 && 2 * points(sized.tile) < points(trial.tile))
+    return "its tiles would shrink to " + tileText(sized.tile) + " to fit " + std::to_string(o.shrinkTo) +
+           " bytes, under half of " + tileText(trial.tile) + ": its halos would be computed again more than storing it costs";
+  if (o.maxRecomputedCostly > 0) {
+    double again = recomputedCostly(p, sized);
+    if (again > o.maxRecomputedCostly) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "its halos would compute %.2f divisions and math calls a point again, over the %.2f that "
+                    "storing it costs less than",
+                    again, o.maxRecomputedCostly);
+      return text;
+    }
   }
   return "";
 }
@@ -168,6 +194,13 @@ int groupOperations(const ir::Pipeline& p, const FusionGroup& g) {
   int operations = pointOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
   for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
   return operations;
+}
+
+// Costly operations of one point of every stage of the group.
+int groupCostly(const ir::Pipeline& p, const FusionGroup& g) {
+  int costly = costlyOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
+  for (const auto& m : g.members) costly += costlyOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+  return costly;
 }
 
 // "rank 2", "ranks 2, 3": the ranks a target fuses, for a stage turned away.
@@ -234,6 +267,20 @@ bool cheapPointwise(const ir::Piece& pc) {
   bool offsetZero;
   int operations = countOperations(pc, false, &offsetZero);  // reads, constants and locals are free
   return offsetZero && operations <= kInlineOps;
+}
+
+int costlyOperations(const ir::Piece& pc) {
+  int costly = 0;
+  forEachExpr(pc.body, [&](const ir::Expr& e) {
+    const bool cheapCall = e.fn == ir::MathFn::Min || e.fn == ir::MathFn::Max || e.fn == ir::MathFn::Abs ||
+                           e.fn == ir::MathFn::Absd || e.fn == ir::MathFn::Fabs || e.fn == ir::MathFn::Floor ||
+                           e.fn == ir::MathFn::Ceil || e.fn == ir::MathFn::Round;
+    bool slow = (e.kind == ir::Expr::Call && !cheapCall) ||
+                (e.kind == ir::Expr::Binary &&
+                 (e.binOp == ir::BinOp::Div || e.binOp == ir::BinOp::Mod || e.binOp == ir::BinOp::Pow));
+    costly += slow ? 1 : 0;
+  });
+  return costly;
 }
 
 int pointOperations(const ir::Piece& pc) {
@@ -412,7 +459,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
                      std::to_string(o.maxGroupOperations) + " that keep a tiled kernel quick to compile";
       }
       g.onePass = g.tiledKernel() && groupOperations(p, g) <= kOnePassOps;
-      g.compact = g.fused() && o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations;
+      g.compact = g.fused() && ((o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations) ||
+                                (o.compactCostly > 0 && groupCostly(p, g) >= o.compactCostly));
     }
     if (sink.kind == Stage::Reduce)
       turnAway(sid, "a reduction: computed by a loop of its own");

@@ -111,7 +111,22 @@ struct FusionOptions {
   // tile (on the H100, a 32-stage chain of 3-tap stages 3.88 -> 1.72 ms,
   // 20 Perona-Malik steps 9.25 -> 6.75 ms; bench/gpu/zoo/RESULTS.md).
   bool keepHalfTile = false;
+  // When > 0: a member joins only while the divisions and math calls
+  // (costlyOperations) that the members' halos compute again stay at most
+  // this many a point of the sink: each non-inlined member's region over the
+  // tile, less one, times its own. Compute-heavy chains want shallow groups
+  // (20 Perona-Malik steps, 4 divisions a step, on the H100: 2 steps a group
+  // 4.20 ms, 3 4.32, 4 4.93, 5 6.01; bench/gpu/zoo/RESULTS.md).
+  double maxRecomputedCostly = 0;
+  // When > 0: a group with at least this many costly operations a point is
+  // compact too (nvcc took 30 s on 7 full kernels of 3 of those steps each).
+  int compactCostly = 0;
 };
+
+// Divisions, remainders, powers and math calls (but min, max, abs, fabs,
+// floor, ceil and round) of one point of a piece: the operations that take
+// many instructions each.
+int costlyOperations(const ir::Piece& pc);
 
 constexpr int kInlineOps = 4;
 constexpr int kOnePassOps = 32;

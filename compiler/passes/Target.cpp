@@ -21,6 +21,8 @@ FusionOptions Target::fusionOptions() const {
     fo.periodicGroups = true;
     fo.maxGroupOperations = kCudaMaxGroupOperations;
     fo.compactOperations = kCudaCompactOperations;
+    fo.maxRecomputedCostly = kCudaMaxRecomputedCostly;
+    fo.compactCostly = kCudaCompactCostly;
   }
   return fo;
 }

@@ -39,5 +39,8 @@ constexpr int kCudaMaxGroupOperations = 400;
 // Groups above this many operations a point get compact kernels
 // (FusionGroup::compact): canny's group computes 167, harris's 115.
 constexpr int kCudaCompactOperations = 200;
+// FusionOptions::maxRecomputedCostly and compactCostly on the GPU.
+constexpr double kCudaMaxRecomputedCostly = 1.0;
+constexpr int kCudaCompactCostly = 8;
 
 }  // namespace formac::passes
