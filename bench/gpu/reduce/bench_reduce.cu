@@ -45,6 +45,13 @@
 struct ToDouble {
   __host__ __device__ double operator()(float x) const { return x; }
 };
+// The entries of `out` from the count CUB selected up to k set to -1: CUB's
+// compaction plus this gives where's fixed-size result (LANGUAGE.md §7), the
+// same bytes written.
+__global__ void fillFromCount(long long* out, const long long* count, long long k) {
+  for (long long i = *count + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < k; i += (long long)gridDim.x * blockDim.x)
+    out[i] = -1;
+}
 struct AboveHalfFlag {
   __host__ __device__ bool operator()(float x) const { return x > 0.5f; }
 };
@@ -310,6 +317,10 @@ int main(int argc, char** argv) {
 #ifdef BENCH_SELECT
   cub = median_ms([&] { cub::DeviceSelect::Flagged(scratch, need, indices, flags, cubwhere, nsel, (int)pts); });
   row("where x > 0.5 (every index)", "CUB DeviceSelect::Flagged", cub, cub);
+  row("where x > 0.5 (every index)", "CUB DeviceSelect::Flagged + -1 to K (where's bytes)", median_ms([&] {
+        cub::DeviceSelect::Flagged(scratch, need, indices, flags, cubwhere, nsel, (int)pts);
+        fillFromCount<<<1056, 256>>>(cubwhere, nsel, whereK);
+      }), cub);
   row("where x > 0.5 (every index)", "formac where(above(img), 8192^2)", median_ms([&] { where_f32_run(ws_wh, img, fwhere); }),
       cub);
   row("topk 1000 of a float image", "formac topk (torch.topk: peers_reduce.py)",
