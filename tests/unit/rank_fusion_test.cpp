@@ -42,6 +42,13 @@ std::vector<passes::FusionGroup> cudaPlan(const ir::Pipeline& p, std::vector<std
   return passes::planFusion(p, passes::Target::cuda().fusionOptions(), why);
 }
 
+// Whether one of the planner's reasons (why a stage is in memory) contains `text`.
+bool says(const std::vector<std::string>& why, const std::string& text) {
+  for (const auto& w : why)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
 std::string cudaKernels(const ir::Pipeline& p) {
   codegen::CudaOptions o;
   o.kernelName = "k";
@@ -104,9 +111,7 @@ TEST(RankFusion, DeepChainsSplitWhereRecomputationGrows) {
   std::vector<std::string> why;
   auto groups = cudaPlan(p, &why);
   EXPECT_GT(groups.size(), 1u);
-  bool refused = false;
-  for (const auto& w : why) refused = refused || w.find("points per point the group needs (its halos)") != std::string::npos;
-  EXPECT_TRUE(refused);
+  EXPECT_TRUE(says(why, "points per point the group needs (its halos)"));
   for (const auto& g : groups) {
     if (g.fused()) {
       EXPECT_FALSE(passes::tileFromReach(p, g, 48 * 1024, 227 * 1024).empty());
@@ -191,9 +196,7 @@ TEST(RankFusion, GroupsStopAtTheOperationCap) {
   std::vector<std::string> why;
   auto capped = cudaPlan(compileText(poly), &why);
   EXPECT_GT(capped.size(), 2u);
-  bool said = false;
-  for (const auto& w : why) said = said || w.find("that keep its kernel quick to compile") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(why, "that keep its kernel quick to compile"));
 }
 
 // A 32-stage chain of 3-tap stages: a group stops growing where its tiles
@@ -209,9 +212,7 @@ TEST(RankFusion, GroupsKeepHalfThePreferredTile) {
   auto groups = cudaPlan(compileText(text), &why);
   EXPECT_GE(groups.size(), 4u);
   for (const auto& g : groups) EXPECT_GE(g.tile[0] * g.tile[1], 32 * 64 / 2);
-  bool floor = false;
-  for (const auto& w : why) floor = floor || w.find("under half of [32, 64]") != std::string::npos;
-  EXPECT_TRUE(floor);
+  EXPECT_TRUE(says(why, "under half of [32, 64]"));
 }
 
 // Perona-Malik steps (4 divisions a point each): a group stops where its
@@ -235,9 +236,7 @@ TEST(RankFusion, DivisionHeavyChainsStayShallow) {
     EXPECT_EQ(g.tile, (std::vector<int>{32, 64}));
     EXPECT_TRUE(g.compact);
   }
-  bool said = false;
-  for (const auto& w : why) said = said || w.find("divisions and math calls a point again") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(why, "divisions and math calls a point again"));
   std::string light = text;
   for (const char* from : {"n / (1.0f + n * n)", "s / (1.0f + s * s)", "e / (1.0f + e * e)", "w / (1.0f + w * w)"})
     light.replace(light.find(from), std::string(from).size(), std::string(from).substr(0, 1));
