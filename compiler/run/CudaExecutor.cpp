@@ -233,8 +233,26 @@ class CudaExecutor : public Executor {
   }
 
   // The body of the loop whose first LoopResult stage is `first`.
+  // The loop's body ran through lower() on its own, and its passes may have
+  // removed stages (fuse-reductions folds canny's `c<i>` into `any(c<i>)`):
+  // the loop's ids of body stages are the program's, so they are found again
+  // by name in the lowered body.
   void addLoop(int first, std::unique_ptr<CudaExecutor> body) {
-    loops_[first] = LoopRun{stage(first).loop, std::move(body)};
+    const ir::Loop& loop = *stage(first).loop;
+    const ir::Pipeline& from = *loop.body;
+    const ir::Pipeline& to = body->pipeline();
+    auto lowered = [&](int id) {
+      const std::string& name = from.stages.at(static_cast<size_t>(id)).name;
+      for (const auto& s : to.stages)
+        if (s.name == name) return s.id;
+      throw InternalError("cuda: the loop's body stage '" + name + "' is gone after lowering");
+    };
+    auto l = std::make_shared<ir::Loop>(loop);
+    for (auto* bindings : {&l->carried, &l->reads})
+      for (auto& b : *bindings) b.inner = lowered(b.inner);
+    for (int& n : l->next) n = lowered(n);
+    l->condition = lowered(l->condition);
+    loops_[first] = LoopRun{std::move(l), std::move(body)};
   }
   std::vector<long long> loopRounds() override { return rounds_; }
   const ir::Pipeline& pipeline() const { return *p_; }

@@ -871,6 +871,24 @@ TEST_F(RunCli, CudaTightFormWithoutSpills) {
   EXPECT_NE(readFile(log8).find("IiLi5E"), std::string::npos) << readFile(log8);
 }
 
+// A do loop whose condition reads a stage only it reads (canny's `c<i>`):
+// lowering the body folds that stage into `any` and renumbers the body's
+// stages, so the loop's ids of them are found again by name (an internal
+// error, "vector::_M_range_check", before).
+TEST_F(RunCli, CudaLoopWhoseBodyLowersToFewerStages) {
+  writeFile(scratch("grow.idsl"),
+            "stencil grow(vector#2 float X) { return max(X, max(X@[0,-1], X@[-1,0]) * 0.5f); }\n"
+            "stencil changed(vector#2 float A, vector#2 float B) { return A != B; }\n"
+            "parameter M, N;\nvector#2 float img[M,N];\ns<0> = img;\ndo i = 1..20\n"
+            "  s<i> = grow(s<i-1>:constant(0));\n  c<i> = changed(s<i>, s<i-1>);\nwhile (any(c<i>));\nreturn s<i>;\n");
+  CommandResult r = cudaRun(quote(scratch("grow.idsl")) + " -i " + quote(scratch("small.png")) + " -o " +
+                                quote(scratch("grow.pfm")),
+                            "FAKE_CUDA_DEVICES=1");
+  if (needsNvrtc(r)) GTEST_SKIP() << "no NVRTC: " << r.output;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+}
+
 TEST_F(RunCli, CudaErrorsOnTheFakeGpu) {
   std::string base = quote(kBlur) + " -i " + quote(scratch("small.png")) + " -o " + quote(scratch("x.png"));
   CommandResult launch = cudaRun(base, "FAKE_CUDA_DEVICES=1 FAKE_CUDA_FAIL=cuLaunchKernel");
