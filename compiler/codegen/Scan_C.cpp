@@ -143,7 +143,11 @@ class ScanPrinter {
   // the accumulator at `at`.
   std::string value(const Pass& p, const std::string& at) {
     if (!p.fromBody) return "const " + A_ + " formac_v = (" + A_ + ")formac_acc[" + at + "];\n";
-    return cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, checked_, "") + "const " + A_ +
+    return pointValue(checked_);
+  }
+  // Declares formac_v: the input piece's value at q0.., with or without border checks.
+  std::string pointValue(bool checked) const {
+    return cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, checked, "") + "const " + A_ +
            " formac_v = (" + A_ + ")formac_x;\n";
   }
   // `use` after formac_v at every point of the current row (the earlier
@@ -161,10 +165,7 @@ class ScanPrinter {
     for (int d = 0; d + 1 < rank_; ++d)
       inside += (inside.empty() ? "" : " && ") + q(d) + " >= " + fastFirstIndex(lo_, static_cast<size_t>(d)) + " && " + q(d) +
                 " <= " + fastLastIndex(lo_, static_cast<size_t>(d));
-    std::string checkedBody = cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, true, "") + "const " + A_ +
-                              " formac_v = (" + A_ + ")formac_x;\n" + use;
-    std::string freeBody = cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, false, "") + "const " + A_ +
-                           " formac_v = (" + A_ + ")formac_x;\n" + use;
+    std::string checkedBody = pointValue(true) + use, freeBody = pointValue(false) + use;
     return "{ /* check-free where every read is in range */\n"
            "  const int formac_inside = " + (inside.empty() ? std::string("1") : inside) + ";\n"
            "  const long long formac_e0 = formac_inside ? FORMAC_MAX(" + lo + ", FORMAC_MIN(" + hi + ", " +

@@ -1,6 +1,5 @@
 #include "passes/FuseReductions.h"
 
-#include <map>
 #include <memory>
 #include <set>
 

@@ -119,13 +119,6 @@ std::string tileText(const std::vector<int>& tile) {
   return t + "]";
 }
 
-// Why `trial` (the group with member `m` added) does not fit its fixed
-// tile, or "" when it does. Clamp/mirror reads stay in the region only if
-// the tile exceeds the halo. With FusionOptions::keepHalfTile, the tile it
-// would be shrunk to (shrinkTo) must keep half the preferred tile's points: every member
-// computes its halo again in each tile, and a 32-stage chain of 3-tap
-// stages, grown until its 16 x 16 tiles fit, ran at 2.2x the time of the same
-// chain in groups of 8 on 16 x 64 tiles (H100, bench/gpu/zoo/RESULTS.md).
 // The costly operations (costlyOperations) a point of the sink computes
 // again in the members' halos: each non-inlined member's region over the
 // tile, less one, times its own.
@@ -141,6 +134,15 @@ double recomputedCostly(const ir::Pipeline& p, const FusionGroup& g) {
   return again;
 }
 
+// Why `trial` (the group with member `m` added) does not fit its fixed
+// tile, or "" when it does. Clamp/mirror reads stay in the region only if
+// the tile exceeds the halo. With FusionOptions::keepHalfTile, the tile it
+// would be shrunk to (shrinkTo) must keep half the preferred tile's points: every member
+// computes its halo again in each tile, and a 32-stage chain of 3-tap
+// stages, grown until its 16 x 16 tiles fit, ran at 2.2x the time of the same
+// chain in groups of 8 on 16 x 64 tiles (H100, bench/gpu/zoo/RESULTS.md).
+// With FusionOptions::maxRecomputedCostly, the halos of that tile may
+// compute again at most so many divisions and math calls a point.
 std::string fixedTileRefusal(const ir::Pipeline& p, const FusionGroup& trial, const GroupMember& m,
                              const FusionOptions& o) {
   for (size_t d = 0; d < trial.tile.size(); ++d)
@@ -189,19 +191,15 @@ bool readsNeighbours(const ir::Piece& pc) {
   return found;
 }
 
-// Operations of one point of every stage of the group (pointOperations).
-int groupOperations(const ir::Pipeline& p, const FusionGroup& g) {
-  int operations = pointOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
-  for (const auto& m : g.members) operations += pointOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
-  return operations;
+// `count` of one point of every stage of the group, sink and members.
+int groupSum(const ir::Pipeline& p, const FusionGroup& g, int (*count)(const ir::Piece&)) {
+  int total = count(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
+  for (const auto& m : g.members) total += count(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
+  return total;
 }
 
-// Costly operations of one point of every stage of the group.
-int groupCostly(const ir::Pipeline& p, const FusionGroup& g) {
-  int costly = costlyOperations(p.stages[static_cast<size_t>(g.sink)].pieces[0]);
-  for (const auto& m : g.members) costly += costlyOperations(p.stages[static_cast<size_t>(m.stage)].pieces[0]);
-  return costly;
-}
+// Operations of one point of every stage of the group (pointOperations).
+int groupOperations(const ir::Pipeline& p, const FusionGroup& g) { return groupSum(p, g, pointOperations); }
 
 // "rank 2", "ranks 2, 3": the ranks a target fuses, for a stage turned away.
 std::string ranksText(const std::set<int>& ranks) {
@@ -272,13 +270,12 @@ bool cheapPointwise(const ir::Piece& pc) {
 int costlyOperations(const ir::Piece& pc) {
   int costly = 0;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
-    const bool cheapCall = e.fn == ir::MathFn::Min || e.fn == ir::MathFn::Max || e.fn == ir::MathFn::Abs ||
-                           e.fn == ir::MathFn::Absd || e.fn == ir::MathFn::Fabs || e.fn == ir::MathFn::Floor ||
-                           e.fn == ir::MathFn::Ceil || e.fn == ir::MathFn::Round;
-    bool slow = (e.kind == ir::Expr::Call && !cheapCall) ||
-                (e.kind == ir::Expr::Binary &&
-                 (e.binOp == ir::BinOp::Div || e.binOp == ir::BinOp::Mod || e.binOp == ir::BinOp::Pow));
-    costly += slow ? 1 : 0;
+    if (e.kind == ir::Expr::Binary)
+      costly += e.binOp == ir::BinOp::Div || e.binOp == ir::BinOp::Mod || e.binOp == ir::BinOp::Pow;
+    if (e.kind == ir::Expr::Call)
+      costly += e.fn != ir::MathFn::Min && e.fn != ir::MathFn::Max && e.fn != ir::MathFn::Abs &&
+                e.fn != ir::MathFn::Absd && e.fn != ir::MathFn::Fabs && e.fn != ir::MathFn::Floor &&
+                e.fn != ir::MathFn::Ceil && e.fn != ir::MathFn::Round;
   });
   return costly;
 }
@@ -460,7 +457,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       }
       g.onePass = g.tiledKernel() && groupOperations(p, g) <= kOnePassOps;
       g.compact = g.fused() && ((o.compactOperations > 0 && groupOperations(p, g) > o.compactOperations) ||
-                                (o.compactCostly > 0 && groupCostly(p, g) >= o.compactCostly));
+                                (o.compactCostly > 0 && groupSum(p, g, costlyOperations) >= o.compactCostly));
     }
     if (sink.kind == Stage::Reduce)
       turnAway(sid, "a reduction: computed by a loop of its own");

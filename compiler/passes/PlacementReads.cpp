@@ -26,27 +26,28 @@ ExprPtr replaceRead(const ExprPtr& e, const Expr* from, ExprPtr to) {
   return copy;
 }
 
-bool rewritePlacement(const ir::Pipeline& p, ir::Stage& s) {
-  if (s.kind != ir::Stage::Computed || s.pieces.size() != 1 || s.type.isStruct()) return false;
+// Rewrites `s` if it places a whole image (PlacementReads.h); leaves it alone otherwise.
+void rewritePlacement(const ir::Pipeline& p, ir::Stage& s) {
+  if (s.kind != ir::Stage::Computed || s.pieces.size() != 1 || s.type.isStruct()) return;
   ir::Piece& pc = s.pieces[0];
-  if (!pc.body.lets.empty()) return false;
+  if (!pc.body.lets.empty()) return;
   const Expr* read = placedRead(pc.body.result);
-  if (!read) return false;
+  if (!read) return;
   const ir::Stage& x = p.stages[static_cast<size_t>(read->producer)];
-  if (x.type.isStruct() || x.rank() != s.rank()) return false;
+  if (x.type.isStruct() || x.rank() != s.rank()) return;
   const int np = static_cast<int>(p.params.size());
   std::vector<long long> start(pc.axes.size());
   for (size_t d = 0; d < pc.axes.size(); ++d) {
     long long lo = -1;
-    if (pc.axes[d].step != 1 || !ir::isConst(pc.axes[d].start, &start[d])) return false;
-    if (start[d] <= -(1 << 30) || start[d] >= (1 << 30)) return false;  // an int offset
-    if (!ir::sameSize(pc.axes[d].count, x.extent[d], np)) return false;
-    if (!ir::isConst(pc.validLo[d], &lo) || lo != 0) return false;
-    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(x.extent[d], ir::sizeConst(1)), np)) return false;
+    if (pc.axes[d].step != 1 || !ir::isConst(pc.axes[d].start, &start[d])) return;
+    if (start[d] <= -(1 << 30) || start[d] >= (1 << 30)) return;  // an int offset
+    if (!ir::sameSize(pc.axes[d].count, x.extent[d], np)) return;
+    if (!ir::isConst(pc.validLo[d], &lo) || lo != 0) return;
+    if (!ir::sameSize(pc.validHi[d], ir::sizeSub(x.extent[d], ir::sizeConst(1)), np)) return;
   }
   bool shifted = false;
   for (long long v : start) shifted = shifted || v != 0;
-  if (!shifted) return false;  // already the whole image at its own points
+  if (!shifted) return;  // already the whole image at its own points
   auto shiftedRead = std::make_shared<Expr>(*read);
   for (size_t d = 0; d < start.size(); ++d) shiftedRead->axes[d].offset = static_cast<int>(-start[d]);
   shiftedRead->mode = BoundaryMode::Constant;
@@ -57,16 +58,12 @@ bool rewritePlacement(const ir::Pipeline& p, ir::Stage& s) {
     pc.validHi[d] = ir::sizeSub(s.extent[d], ir::sizeConst(1));
   }
   pc.body.result = replaceRead(pc.body.result, read, shiftedRead);
-  return true;
 }
 
 }  // namespace
 
 void placementReads(ir::Pipeline& p) {
-  for (auto& s : p.stages) {
-    if (s.kind != ir::Stage::Computed) continue;
-    rewritePlacement(p, s);
-  }
+  for (auto& s : p.stages) rewritePlacement(p, s);
 }
 
 }  // namespace formac::passes
