@@ -239,9 +239,10 @@ class CGen {
     std::vector<int> stages;
     for (const auto& m : groups_[i].members) stages.push_back(m.stage);
     stages.push_back(groups_[i].sink);
-    std::string params, args;
+    std::vector<Param> params;
+    std::string args;
     groupSignature(stages, groups_[i].sink, params, args, "");
-    f.signature = params;
+    f.signature = printerFor(false).params(params);
     return f;
   }
 
@@ -251,33 +252,31 @@ class CGen {
   }
 
   // The parameters of a stage function, and the matching call arguments.
-  void stageSignature(const ir::Stage& s, std::string& params, std::string& args,
+  void stageSignature(const ir::Stage& s, std::vector<Param>& params, std::string& args,
                       const std::string& outBuffer) const {
     groupSignature({s.id}, s.id, params, args, outBuffer);
   }
-  void groupSignature(const std::vector<int>& stages, int sink, std::string& params, std::string& args,
+  void groupSignature(const std::vector<int>& stages, int sink, std::vector<Param>& params, std::string& args,
                       const std::string& outBuffer) const {
     const ir::Stage& s = p_.stages[static_cast<size_t>(sink)];
     params.clear();
     args.clear();
-    auto add = [&](const std::string& prm, const std::string& arg) {
-      params += (params.empty() ? "" : ", ") + prm;
+    auto add = [&](const Param& prm, const std::string& arg) {
+      params.push_back(prm);
       args += (args.empty() ? "" : ", ") + arg;
     };
     for (int id : producersOf(p_, stages))
-      add("const " + cType(p_.stages[static_cast<size_t>(id)].type) + "* restrict " +
-              n_.stage[static_cast<size_t>(id)],
+      add(Param{cType(p_.stages[static_cast<size_t>(id)].type), n_.stage[static_cast<size_t>(id)], true, true},
           bufferExpr(id));
     for (int i : scalarsOf(p_, stages))
-      add(std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
-              n_.scalar[static_cast<size_t>(i)],
+      add(Param{scalarCType(p_.scalars[static_cast<size_t>(i)].type), n_.scalar[static_cast<size_t>(i)], false, true},
           n_.scalar[static_cast<size_t>(i)]);
-    add(cType(s.type) + "* restrict " + n_.stage[static_cast<size_t>(s.id)], outBuffer);
+    add(Param{cType(s.type), n_.stage[static_cast<size_t>(s.id)], true, false}, outBuffer);
     if (s.kind == ir::Stage::Reduce)
-      add(reducePartialType(s) + "* restrict formac_partials", "ws->" + partialsName(s));
+      add(Param{reducePartialType(s), "formac_partials", true, false}, "ws->" + partialsName(s));
     if (s.kind == ir::Stage::Scan)
-      add(scanAccumulatorType(s) + "* restrict formac_scratch", "ws->" + partialsName(s));
-    for (const auto& prm : n_.param) add("const long long " + prm, prm);
+      add(Param{scanAccumulatorType(s), "formac_scratch", true, false}, "ws->" + partialsName(s));
+    for (const auto& prm : n_.param) add(Param{"long long", prm, false, true}, prm);
   }
 
   bool hasReductions() const { return codegen::hasReductions(p_); }
@@ -292,8 +291,10 @@ class CGen {
     f.names = &n_;
     f.openmp = openmp_;
     f.name = stageFunctionName(s);
+    std::vector<Param> params;
     std::string args;
-    stageSignature(s, f.parameters, args, "");
+    stageSignature(s, params, args, "");
+    f.parameters = printerFor(false).params(params);
     return f;
   }
   std::string reduceFunction(const ir::Stage& s) {
@@ -304,12 +305,10 @@ class CGen {
   }
 
   std::string stageFunction(const ir::Stage& s) {
-    std::ostringstream os;
-    std::string params, args;
+    std::vector<Param> params;
+    std::string args;
     stageSignature(s, params, args, "");
-    os << stageComment(p_, n_, s, o_.sourcePath);
-    os << "static void " << stageFunctionName(s) << "(" << params << ") {\n";
-    std::string body;
+    std::vector<Stmt> body;
     for (size_t i = 0; i < s.pieces.size(); ++i) {
       LoopNestOptions lo;
       lo.pipeline = &p_;
@@ -318,12 +317,11 @@ class CGen {
       lo.names = &n_;
       lo.openmp = openmp_;
       lo.outsideCache = outsideCache_;
-      lo.indent = 1;
       lo.hoistBranchReads = [](int) { return true; };
-      body += emitPieceLoops(lo);
+      body.push_back(pieceLoops(lo));
     }
-    os << unusedParameters(n_.param, body) << body << "}\n\n";
-    return os.str();
+    return stageComment(p_, n_, s, o_.sourcePath) +
+           printerFor(false).print(function("static", "void", stageFunctionName(s), params, body, n_.param)) + "\n";
   }
 
   // ------------------------------------------------------------ workspace
@@ -484,7 +482,8 @@ class CGen {
     }
     for (size_t i = 0; i < groups_.size(); ++i) {
       const ir::Stage& s = p_.stages[static_cast<size_t>(groups_[i].sink)];
-      std::string params, args;
+      std::vector<Param> params;
+      std::string args;
       if (s.kind == ir::Stage::LoopResult) {
         if (s.loopIndex == 0) os << loopRun(s);
         continue;

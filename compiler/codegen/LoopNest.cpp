@@ -7,6 +7,7 @@
 #include <set>
 
 #include "codegen/CommonSubexpressions.h"
+#include "codegen/NameScope.h"
 #include "codegen/ExprPrinter.h"
 #include "codegen/Prelude.h"
 #include "ir/Edges.h"
@@ -296,7 +297,7 @@ ir::Piece preparedPiece(const LoopNestOptions& o, int* preloads) {
 }
 
 // Which lets of `b` depend on no point: no read, and only such lets.
-std::vector<bool> invariantLets(const ir::Body& b) {
+std::vector<bool> pointFreeLets(const ir::Body& b) {
   std::vector<bool> out;
   std::function<bool(const ir::Expr&)> invariant = [&](const ir::Expr& e) {
     if (e.kind == ir::Expr::ImageRead || e.kind == ir::Expr::IndexRead) return false;
@@ -311,18 +312,19 @@ std::vector<bool> invariantLets(const ir::Body& b) {
 
 }  // namespace
 
-std::string emitInvariantLets(const LoopNestOptions& o, const std::string& ind) {
+std::vector<Stmt> invariantLets(const LoopNestOptions& o) {
   LoopNestOptions outside = o;
   outside.invariantLets = PointLets::OnlyInvariant;
-  return emitPointBody(outside, true, ind);
+  return pointBody(outside, true);
 }
 
-std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
+std::vector<Stmt> pointBody(const LoopNestOptions& o, bool checked) {
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
+  const StmtPrinter& printer = printerFor(o.cuda);
   int preloads = 0;
   ir::Piece pc = preparedPiece(o, &preloads);
-  std::vector<bool> invariant = invariantLets(pc.body);
+  std::vector<bool> invariant = pointFreeLets(pc.body);
   ExprContext ctx;
   ctx.pipeline = &p;
   ctx.params = o.names->param;
@@ -338,29 +340,29 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
   };
   ctx.buffer = [&](int id) { return o.names->stage[static_cast<size_t>(id)]; };
   ctx.scalar = [&](int i) { return o.names->scalar[static_cast<size_t>(i)]; };
-  std::string t;
-  std::set<std::string> localNames;  // a source local `t_1` and the second `t` are both t_1
+  std::vector<Stmt> t;
+  NameScope locals(o.scope);  // a source local `t_1` and the second `t` are both t_1
   for (size_t i = 0; i < pc.body.lets.size(); ++i) {
     const ir::Let& l = pc.body.lets[i];
-    std::string stem = (static_cast<int>(i) < preloads ? o.preloadPrefix : "v_") + cIdentifier(l.name);
-    std::string name = stem;
-    for (int k = 2; !localNames.insert(name).second; ++k) name = stem + "_" + std::to_string(k);
+    std::string name = locals.fresh((static_cast<int>(i) < preloads ? o.preloadPrefix : "v_") + cIdentifier(l.name));
     bool printed = o.invariantLets == PointLets::All ||
                    (invariant[i] == (o.invariantLets == PointLets::OnlyInvariant));
     if (static_cast<int>(i) < preloads) {
       if (o.invariantLets != PointLets::OnlyInvariant) {  // a preloaded read belongs to the point
-        o.preloadDeclarations->append(cType(l.type) + " " + name + ";\n");
-        o.preloadAssignments->append(name + " = " + printCExpr(*l.value, ctx) + ";\n");
+        o.preloadDeclarations->append(printer.print(declOnly(cType(l.type), name)));
+        o.preloadAssignments->append(printer.print(assign(name, printCExpr(*l.value, ctx))));
       }
     } else if (printed) {
-      t += ind + "const " + cType(l.type) + " " + name + " = " + printCExpr(*l.value, ctx) + ";\n";
+      t.push_back(decl(cType(l.type), name, printCExpr(*l.value, ctx)));
     }
     ctx.lets.push_back(name);
     ctx.letValues.push_back(l.value.get());
   }
   if (o.invariantLets == PointLets::OnlyInvariant) return t;
-  if (!o.resultVariable.empty())
-    return t + ind + o.resultVariable + " = " + printCExpr(*pc.body.result, ctx) + ";\n";
+  if (!o.resultVariable.empty()) {
+    t.push_back(assign(o.resultVariable, printCExpr(*pc.body.result, ctx)));
+    return t;
+  }
   // The store index: p = start + step*q per dimension, row-major.
   std::string idx;
   for (size_t d = 0; d < pc.axes.size(); ++d) {
@@ -374,92 +376,102 @@ std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::str
     idx = d == 0 ? "(" + pd + ")" : "(" + idx + " * (" + sz(o, s.extent[d]) + ") + (" + pd + "))";
   }
   if (idx.empty()) idx = "0";
-  t += ind + o.names->stage[static_cast<size_t>(s.id)] + "[" + idx + "] = " +
-       printCExpr(*pc.body.result, ctx) + ";\n";
+  t.push_back(assign(o.names->stage[static_cast<size_t>(s.id)] + "[" + idx + "]", printCExpr(*pc.body.result, ctx)));
   return t;
 }
 
-std::string emitPieceLoops(const LoopNestOptions& options) {
+std::string emitInvariantLets(const LoopNestOptions& o, const std::string& ind) {
+  return printerFor(o.cuda).print(invariantLets(o), ind);
+}
+
+std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& ind) {
+  return printerFor(o.cuda).print(pointBody(o, checked), ind);
+}
+
+Stmt pieceLoops(const LoopNestOptions& options) {
   // The lets that depend on no point, once before the loops.
   LoopNestOptions o = options;
   o.invariantLets = PointLets::PointDependent;
   const ir::Piece& pc = *o.piece;
   size_t rank = pc.axes.size();
-  std::string ind(static_cast<size_t>(2 * o.indent), ' ');
-  std::string t;
-  t += ind + "/* piece at line " + std::to_string(pc.loc.line) + " */\n" + ind + "{\n";
-  std::string in = ind + "  ";
+  NameScope scope(options.scope);
+  o.scope = &scope;
+  std::vector<Stmt> t;
   bool anyMode = false;
   forEachExpr(pc.body, [&](const ir::Expr& e) {
     if (isModeRead(o, e)) anyMode = true;
   });
+  // The bounds of q along d: lo, hi; and of its check-free run: fast_lo, fast_hi.
+  std::vector<std::string> q, lo, hi, fastLo, fastHi;
+  const std::string index = "long long";
   for (size_t d = 0; d < rank; ++d) {
-    t += in + "const long long lo" + std::to_string(d) + " = " + pieceFirstIndex(o, d) + ";\n";
-    t += in + "const long long hi" + std::to_string(d) + " = " + pieceLastIndex(o, d) + ";\n";
+    std::string D = std::to_string(d);
+    lo.push_back(scope.fresh("lo" + D));
+    t.push_back(decl(index, lo[d], pieceFirstIndex(o, d)));
+    hi.push_back(scope.fresh("hi" + D));
+    t.push_back(decl(index, hi[d], pieceLastIndex(o, d)));
     if (anyMode) {
-      t += in + "const long long fast_lo" + std::to_string(d) + " = " + fastFirstIndex(o, d) + ";\n";
-      t += in + "const long long fast_hi" + std::to_string(d) + " = " + fastLastIndex(o, d) + ";\n";
+      fastLo.push_back(scope.fresh("fast_lo" + D));
+      t.push_back(decl(index, fastLo[d], fastFirstIndex(o, d)));
+      fastHi.push_back(scope.fresh("fast_hi" + D));
+      t.push_back(decl(index, fastHi[d], fastLastIndex(o, d)));
     }
   }
+  auto piece = [&](std::vector<Stmt> body) {
+    return seq({comment("piece at line " + std::to_string(pc.loc.line)), block(std::move(body))});
+  };
   if (rank == 0) {
-    t += emitPointBody(options, true, in) + ind + "}\n";
-    return t;
+    for (Stmt& s : pointBody(options, true)) t.push_back(std::move(s));
+    return piece(std::move(t));
   }
-  t += emitInvariantLets(o, in);
+  for (Stmt& s : invariantLets(o)) t.push_back(std::move(s));
+  for (size_t d = 0; d < rank; ++d) {  // the names every point body reads its index by
+    q.push_back(qName(d));
+    scope.take(q[d]);
+  }
   // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
   std::string points;
-  for (size_t d = 0; d < rank; ++d)
-    points += (d ? " * " : "") + std::string("(hi") + std::to_string(d) + " - lo" + std::to_string(d) + " + 1)";
-  const std::string parallelFor =
-      "FORMAC_PRAGMA(omp parallel for schedule(static) " + parallelIf(points) + ")\n";
-  std::string cur = in;
-  for (size_t d = 0; d + 1 < rank; ++d) {
-    if (d == 0 && o.openmp) t += parallelFor;
-    t += cur + "for (long long " + qName(d) + " = lo" + std::to_string(d) + "; " + qName(d) +
-         " <= hi" + std::to_string(d) + "; ++" + qName(d) + ") {\n";
-    cur += "  ";
-  }
+  for (size_t d = 0; d < rank; ++d) points += (d ? " * " : "") + std::string("(") + hi[d] + " - " + lo[d] + " + 1)";
+  const std::string threads = o.openmp ? "schedule(static) " + parallelIf(points) : "";
+  auto loop = [&](size_t d, const std::string& from, const std::string& to, std::vector<Stmt> body,
+                  const std::string& parallel) {
+    return forLoop(from.empty() ? "" : index + " " + q[d] + " = " + from, q[d] + to, "++" + q[d], std::move(body),
+                   parallel);
+  };
   size_t last = rank - 1;
-  std::string ql = qName(last), L = std::to_string(last);
+  const std::string& ql = q[last];
+  std::vector<Stmt> inner;
   if (!anyMode) {
-    if (rank == 1 && o.openmp) t += parallelFor;
-    t += cur + "for (long long " + ql + " = lo" + L + "; " + ql + " <= hi" + L + "; ++" + ql + ") {\n";
-    t += emitPointBody(o, false, cur + "  ");
-    t += cur + "}\n";
+    inner.push_back(loop(last, lo[last], " <= " + hi[last], pointBody(o, false), rank == 1 ? threads : ""));
   } else if (rank == 1) {
     // One dimension: the border runs and the interior run, each its own loop.
-    std::string run = "for (long long " + ql + " = ";
-    if (o.openmp) t += parallelFor;
-    t += cur + run + "lo0; " + ql + " <= formac_minll(hi0, fast_lo0 - 1); ++" + ql + ") {\n" +
-         emitPointBody(o, true, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += parallelFor;
-    t += cur + run + "formac_maxll(lo0, fast_lo0); " + ql + " <= fast_hi0; ++" + ql + ") {\n" +
-         emitPointBody(o, false, cur + "  ") + cur + "}\n";
-    if (o.openmp) t += parallelFor;
-    t += cur + run + "formac_maxll(formac_maxll(lo0, fast_lo0), fast_hi0 + 1); " + ql +
-         " <= hi0; ++" + ql + ") {\n" + emitPointBody(o, true, cur + "  ") + cur + "}\n";
+    inner.push_back(loop(0, lo[0], " <= formac_minll(" + hi[0] + ", " + fastLo[0] + " - 1)", pointBody(o, true), threads));
+    inner.push_back(loop(0, "formac_maxll(" + lo[0] + ", " + fastLo[0] + ")", " <= " + fastHi[0], pointBody(o, false),
+                         threads));
+    inner.push_back(loop(0, "formac_maxll(formac_maxll(" + lo[0] + ", " + fastLo[0] + "), " + fastHi[0] + " + 1)",
+                         " <= " + hi[0], pointBody(o, true), threads));
   } else {
+    // Outer rows inside every fast box run the border, the check-free run and
+    // the far border in turn; other rows are all border.
     std::string interior;
     for (size_t d = 0; d < last; ++d)
-      interior += (d ? " && " : "") + qName(d) + " >= fast_lo" + std::to_string(d) + " && " + qName(d) +
-                  " <= fast_hi" + std::to_string(d);
-    t += cur + "long long " + ql + " = lo" + L + ";\n";
-    t += cur + "if (" + interior + ") {\n";
-    t += cur + "  const long long border_end = formac_minll(fast_lo" + L + ", hi" + L + " + 1);\n";
-    t += cur + "  for (; " + ql + " < border_end; ++" + ql + ") {\n" +
-         emitPointBody(o, true, cur + "    ") + cur + "  }\n";
-    t += cur + "  for (; " + ql + " <= fast_hi" + L + "; ++" + ql + ") {\n" +
-         emitPointBody(o, false, cur + "    ") + cur + "  }\n";
-    t += cur + "}\n";
-    t += cur + "for (; " + ql + " <= hi" + L + "; ++" + ql + ") {\n" +
-         emitPointBody(o, true, cur + "  ") + cur + "}\n";
+      interior += (d ? " && " : "") + q[d] + " >= " + fastLo[d] + " && " + q[d] + " <= " + fastHi[d];
+    NameScope row(&scope);
+    std::string borderEnd = row.fresh("border_end");
+    inner.push_back(decl(index, ql, lo[last], false));
+    inner.push_back(ifThen(interior, {decl(index, borderEnd, "formac_minll(" + fastLo[last] + ", " + hi[last] + " + 1)"),
+                                      loop(last, "", " < " + borderEnd, pointBody(o, true), ""),
+                                      loop(last, "", " <= " + fastHi[last], pointBody(o, false), "")}));
+    inner.push_back(loop(last, "", " <= " + hi[last], pointBody(o, true), ""));
   }
-  for (size_t d = 0; d + 1 < rank; ++d) {
-    cur.resize(cur.size() - 2);
-    t += cur + "}\n";
-  }
-  t += ind + "}\n";
-  return t;
+  for (size_t d = last; d-- > 0;)
+    inner = {loop(d, lo[d], " <= " + hi[d], std::move(inner), d == 0 ? threads : "")};
+  for (Stmt& s : inner) t.push_back(std::move(s));
+  return piece(std::move(t));
+}
+
+std::string emitPieceLoops(const LoopNestOptions& o) {
+  return printerFor(o.cuda).print(pieceLoops(o), std::string(static_cast<size_t>(2 * o.indent), ' '));
 }
 
 }  // namespace formac::codegen

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "codegen/IndexBounds.h"
+#include "codegen/NameScope.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -80,8 +82,14 @@ struct LoopNestOptions {
   // ReadOutsideCache). Copies share it; a generator shares one among all its
   // stages' options.
   std::shared_ptr<ReadOutsideCache> outsideCache = std::make_shared<ReadOutsideCache>();
+  // The names declared around the statements (the lattice indices q0, q1, ...
+  // are the caller's): the nest's bounds and the point's lets are fresh in it.
+  const NameScope* scope = nullptr;
 };
 
+// The piece's loops: its bounds, then one loop per dimension over q0, q1, ...
+Stmt pieceLoops(const LoopNestOptions& o);
+// pieceLoops printed at o.indent levels.
 std::string emitPieceLoops(const LoopNestOptions& o);
 
 // Whether some read of the piece may leave its image inside the valid box
@@ -106,9 +114,12 @@ std::string fastFirstIndex(const LoopNestOptions& o, size_t d);
 std::string fastLastIndex(const LoopNestOptions& o, size_t d);
 // The statements computing one point at lattice index (q0, q1, ...): lets,
 // then the store into the stage buffer.
+std::vector<Stmt> pointBody(const LoopNestOptions& o, bool checked);
+// The lets of a point that depend on no point (PointLets), under the names
+// pointBody gives them.
+std::vector<Stmt> invariantLets(const LoopNestOptions& o);
+// The two above printed at `indent`.
 std::string emitPointBody(const LoopNestOptions& o, bool checked, const std::string& indent);
-// The lets of a point that depend on no point (PointLets), declared at
-// `indent`, under the names emitPointBody gives them.
 std::string emitInvariantLets(const LoopNestOptions& o, const std::string& indent);
 
 }  // namespace formac::codegen

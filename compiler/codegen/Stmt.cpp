@@ -1,0 +1,174 @@
+#include "codegen/Stmt.h"
+
+#include "codegen/Naming.h"
+#include "support/Diagnostics.h"
+
+namespace formac::codegen {
+
+Stmt seq(std::vector<Stmt> body) {
+  Stmt s;
+  s.kind = Stmt::Seq;
+  s.body = std::move(body);
+  return s;
+}
+
+Stmt block(std::vector<Stmt> body) {
+  Stmt s = seq(std::move(body));
+  s.kind = Stmt::Block;
+  return s;
+}
+
+Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst) {
+  Stmt s;
+  s.kind = Stmt::Decl;
+  s.type = type;
+  s.name = name;
+  s.value = value;
+  s.isConst = isConst;
+  return s;
+}
+
+Stmt declOnly(const std::string& type, const std::string& name) { return decl(type, name, "", false); }
+
+Stmt assign(const std::string& name, const std::string& value) {
+  Stmt s;
+  s.kind = Stmt::Assign;
+  s.name = name;
+  s.value = value;
+  return s;
+}
+
+Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
+             const std::string& parallel) {
+  Stmt s = seq(std::move(body));
+  s.kind = Stmt::For;
+  s.init = init;
+  s.cond = cond;
+  s.step = step;
+  s.parallel = parallel;
+  return s;
+}
+
+Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse) {
+  Stmt s = seq(std::move(body));
+  s.kind = Stmt::If;
+  s.cond = cond;
+  s.orElse = std::move(orElse);
+  return s;
+}
+
+Stmt comment(const std::string& text) {
+  Stmt s;
+  s.kind = Stmt::Comment;
+  s.text = text;
+  return s;
+}
+
+Stmt text(const std::string& lines) {
+  Stmt s;
+  s.kind = Stmt::Text;
+  s.text = lines;
+  return s;
+}
+
+Stmt function(const std::string& qualifiers, const std::string& returns, const std::string& name,
+              std::vector<Param> params, std::vector<Stmt> body, std::vector<std::string> quietIfUnused) {
+  Stmt s = seq(std::move(body));
+  s.kind = Stmt::Function;
+  s.qualifiers = qualifiers;
+  s.returns = returns;
+  s.name = name;
+  s.params = std::move(params);
+  s.quietIfUnused = std::move(quietIfUnused);
+  return s;
+}
+
+std::string StmtPrinter::print(const Stmt& s, const std::string& indent) const {
+  std::string out;
+  printTo(out, s, indent);
+  return out;
+}
+
+std::string StmtPrinter::print(const std::vector<Stmt>& body, const std::string& indent) const {
+  std::string out;
+  for (const Stmt& s : body) printTo(out, s, indent);
+  return out;
+}
+
+std::string StmtPrinter::params(const std::vector<Param>& ps) const {
+  std::string out;
+  for (const Param& p : ps) {
+    if (!out.empty()) out += ", ";
+    out += (p.readOnly ? "const " : "") + p.type + (p.pointer ? "* " + restrictQualifier() + " " : " ") + p.name;
+  }
+  return out;
+}
+
+void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in) const {
+  const std::string inner = in + "  ";
+  switch (s.kind) {
+    case Stmt::Seq:
+      for (const Stmt& b : s.body) printTo(out, b, in);
+      return;
+    case Stmt::Block:
+      out += in + "{\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      out += in + "}\n";
+      return;
+    case Stmt::Decl:
+      out += in + (s.isConst ? "const " : "") + s.type + " " + s.name + (s.value.empty() ? "" : " = " + s.value) + ";\n";
+      return;
+    case Stmt::Assign:
+      out += in + s.name + " = " + s.value + ";\n";
+      return;
+    case Stmt::For:
+      if (!s.parallel.empty()) out += parallelLoop(s);
+      out += in + "for (" + s.init + "; " + s.cond + "; " + s.step + ") {\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      out += in + "}\n";
+      return;
+    case Stmt::If:
+      out += in + "if (" + s.cond + ") {\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      if (!s.orElse.empty()) {
+        out += in + "} else {\n";
+        for (const Stmt& b : s.orElse) printTo(out, b, inner);
+      }
+      out += in + "}\n";
+      return;
+    case Stmt::Comment:
+      out += in + "/* " + s.text + " */\n";
+      return;
+    case Stmt::Text:
+      out += s.text;
+      return;
+    case Stmt::Function: {
+      std::string body;
+      for (const Stmt& b : s.body) printTo(body, b, inner);
+      out += in + (s.qualifiers.empty() ? "" : s.qualifiers + " ") + s.returns + " " + s.name + "(" +
+             params(s.params) + ") {\n" + unusedParameters(s.quietIfUnused, body, inner) + body + in + "}\n";
+      return;
+    }
+  }
+}
+
+std::string CPrinter::restrictQualifier() const { return "restrict"; }
+
+std::string CPrinter::parallelLoop(const Stmt& loop) const {
+  return "FORMAC_PRAGMA(omp parallel for " + loop.parallel + ")\n";
+}
+
+std::string CudaPrinter::restrictQualifier() const { return "__restrict__"; }
+
+std::string CudaPrinter::parallelLoop(const Stmt&) const {
+  throw InternalError("a loop shared among OpenMP threads in CUDA code");
+}
+
+const StmtPrinter& printerFor(bool cuda) {
+  static const CPrinter c;
+  static const CudaPrinter cu;
+  if (cuda) return cu;
+  return c;
+}
+
+}  // namespace formac::codegen

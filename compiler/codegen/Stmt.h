@@ -1,0 +1,102 @@
+// Stmt: the statements of generated code as a small tree (declarations,
+// assignments, loops, branches, blocks, comments, functions), built by the
+// code generators and printed by StmtPrinter, whose C and CUDA printers are
+// siblings: what differs between the two (OpenMP loops, restrict, function
+// qualifiers) is a printer's choice, not a generator's. Expressions inside
+// statements are C text from ExprPrinter, which parenthesises by precedence.
+//
+// Generators that still build text splice it in as Text statements; the tree
+// grows as they move onto it (issue 25).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace formac::codegen {
+
+// A function parameter: `[const ]type[* restrict] name`.
+struct Param {
+  std::string type;
+  std::string name;
+  bool pointer = false;   // a buffer: printed with the dialect's restrict
+  bool readOnly = false;  // `const` before the type
+};
+
+struct Stmt {
+  enum Kind {
+    Seq,       // body, spliced into the enclosing statements (no braces)
+    Block,     // { body }
+    Decl,      // [const ]type name[ = value];
+    Assign,    // name = value;
+    For,       // for (init; cond; step) { body }, across threads when `parallel`
+    If,        // if (cond) { body } [else { orElse }]
+    Comment,   // /* text */
+    Text,      // text as it is, indented already (a generator's not yet on the tree)
+    Function,  // a function: see `function`
+  } kind = Seq;
+  std::string type, name, value;  // Decl; Assign (name = value)
+  bool isConst = false;           // Decl
+  std::string init, cond, step;   // For (init may be empty: `for (; ...)`); If: cond
+  // For, when not empty: the loop's iterations are shared among threads with
+  // these OpenMP clauses ("schedule(static) if (...)"); a CUDA printer rejects it.
+  std::string parallel;
+  std::string text;  // Comment, Text
+  std::vector<Stmt> body, orElse;
+  // Function: `qualifiers returns name(params) { body }`; the parameters in
+  // `quietIfUnused` the body does not read get a `(void)name;` line first.
+  std::string qualifiers, returns;
+  std::vector<Param> params;
+  std::vector<std::string> quietIfUnused;
+};
+
+Stmt seq(std::vector<Stmt> body);
+Stmt block(std::vector<Stmt> body);
+Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst = true);
+// `type name;`, assigned later.
+Stmt declOnly(const std::string& type, const std::string& name);
+Stmt assign(const std::string& name, const std::string& value);
+Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
+             const std::string& parallel = "");
+Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse = {});
+Stmt comment(const std::string& text);
+Stmt text(const std::string& lines);
+Stmt function(const std::string& qualifiers, const std::string& returns, const std::string& name,
+              std::vector<Param> params, std::vector<Stmt> body, std::vector<std::string> quietIfUnused = {});
+
+// Prints statements, each line at `indent` plus two spaces a level of nesting.
+class StmtPrinter {
+ public:
+  virtual ~StmtPrinter() = default;
+  std::string print(const Stmt& s, const std::string& indent = "") const;
+  std::string print(const std::vector<Stmt>& body, const std::string& indent = "") const;
+  // A parameter list: "const float* restrict a, float* restrict b".
+  std::string params(const std::vector<Param>& ps) const;
+
+ protected:
+  // The dialect's spelling of a pointer parameter's restrict qualifier.
+  virtual std::string restrictQualifier() const = 0;
+  // The line before a loop whose iterations threads share.
+  virtual std::string parallelLoop(const Stmt& loop) const = 0;
+
+ private:
+  void printTo(std::string& out, const Stmt& s, const std::string& indent) const;
+};
+
+// C with OpenMP: restrict, FORMAC_PRAGMA(omp parallel for ...) at column 0.
+class CPrinter : public StmtPrinter {
+ protected:
+  std::string restrictQualifier() const override;
+  std::string parallelLoop(const Stmt& loop) const override;
+};
+
+// CUDA C++: __restrict__; threads are the launch's, so no parallel loops.
+class CudaPrinter : public StmtPrinter {
+ protected:
+  std::string restrictQualifier() const override;
+  std::string parallelLoop(const Stmt& loop) const override;
+};
+
+// The printer of a dialect: `cuda` picks CudaPrinter.
+const StmtPrinter& printerFor(bool cuda);
+
+}  // namespace formac::codegen
