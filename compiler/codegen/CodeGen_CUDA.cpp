@@ -206,27 +206,25 @@ class CudaGen {
   // A kernel's parameters: what it reads, its scalars, its sink (or, for a
   // sink counted into a histogram, the histogram's counts: `counted`), the
   // parameters.
-  void kernelSignature(const std::vector<int>& stages, int sink, std::string& params, std::string& args,
+  void kernelSignature(const std::vector<int>& stages, int sink, std::vector<Param>& params, std::string& args,
                        int counted = -1) const {
     params.clear();
     args.clear();
-    auto add = [&](const std::string& prm, const std::string& arg) {
-      params += (params.empty() ? "" : ", ") + prm;
+    auto add = [&](const Param& prm, const std::string& arg) {
+      params.push_back(prm);
       args += (args.empty() ? "" : ", ") + arg;
     };
-    for (int id : producersOf(p_, stages))
-      add("const " + cType(stage(id).type) + "* __restrict__ " + name(id), deviceBuffer(id));
+    for (int id : producersOf(p_, stages)) add(Param{cType(stage(id).type), name(id), true, true}, deviceBuffer(id));
     for (int i : scalarsOf(p_, stages))
-      add(std::string("const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
-              n_.scalar[static_cast<size_t>(i)],
+      add(Param{scalarCType(p_.scalars[static_cast<size_t>(i)].type), n_.scalar[static_cast<size_t>(i)], false, true},
           n_.scalar[static_cast<size_t>(i)]);
     if (counted >= 0)
-      add("unsigned long long* __restrict__ formac_counts", "(unsigned long long*)" + deviceBuffer(counted));
+      add(Param{"unsigned long long", "formac_counts", true, false}, "(unsigned long long*)" + deviceBuffer(counted));
     else
-      add(cType(stage(sink).type) + "* __restrict__ " + name(sink), deviceBuffer(sink));
+      add(Param{cType(stage(sink).type), name(sink), true, false}, deviceBuffer(sink));
     // Parameters (extents) in the kernel's index type I; an int64 scalar
     // input stays long long.
-    for (const auto& prm : n_.param) add("const I " + prm, prm);
+    for (const auto& prm : n_.param) add(Param{"I", prm, false, true}, prm);
   }
 
   std::string stageComment(const ir::Stage& s) const {

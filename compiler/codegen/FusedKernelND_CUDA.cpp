@@ -53,7 +53,7 @@ class NdWriter : public FusedStages {
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName << "("
-       << r_.params << ") {\n";
+       << printerFor(true).params(r_.params) << ") {\n";
     std::string body = tiles() + "  const int formac_tid = threadIdx.x;\n" + boxes() + tileLoop() +
                        indentLines(lambdas(), "  ");
     for (const auto& m : g_.members)

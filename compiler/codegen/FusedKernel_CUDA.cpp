@@ -64,7 +64,7 @@ class FusedWriter : public FusedStages {
     if (g_.epilogue >= 0) os << counting().helpers;
     os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
        << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
-       << "(" << r_.params << ") {\n";
+       << "(" << printerFor(true).params(r_.params) << ") {\n";
     std::string body;
     if (g_.epilogue >= 0) {
       body = countingBody();
@@ -551,12 +551,6 @@ std::string asyncCopyHelpers() {
          "  return fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));\n"
          "}\n"
          "static __device__ __forceinline__ double formac_max_abs16(const double2 v) { return fmax(fabs(v.x), fabs(v.y)); }\n";
-}
-
-std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind) {
-  if (!fast) return emitPointBody(lo, false, ind);
-  return ind + "if (" + fastCondition(lo.piece->axes.size()) + ") {\n" + emitPointBody(lo, false, ind + "  ") +
-         ind + "} else {\n" + emitPointBody(lo, true, ind + "  ") + ind + "}\n";
 }
 
 }  // namespace formac::codegen

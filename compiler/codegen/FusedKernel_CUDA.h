@@ -35,7 +35,7 @@ struct FusedKernelRequest {
   const Names* names = nullptr;
   const passes::FusionGroup* group = nullptr;
   std::string kernelName;
-  std::string params;      // the kernel's parameter list (index type I)
+  std::vector<Param> params;  // the kernel's parameters (index type I)
   std::string sourcePath;  // for the stage comments
   // The generator's cache of which reads may leave their producer (one per
   // pipeline: its sample sizes cost a pass over every stage).
@@ -46,10 +46,6 @@ std::string fusedKernelSource(const FusedKernelRequest& r);
 
 // Dynamic shared memory of the group's kernel, in bytes (tiles 16-byte aligned).
 long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g);
-
-// The statements of one point at (q0, q1, ...): check-free where every
-// boundary-mode read is in range (fast_lo/fast_hi), resolved elsewhere.
-std::string cudaPointCode(const LoopNestOptions& lo, bool fast, const std::string& ind);
 
 // Device helpers of staged inputs: a 16-byte copy from global to shared
 // memory (cp.async from sm_80, a plain copy before) and the wait for them.

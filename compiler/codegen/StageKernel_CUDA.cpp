@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/FusedKernel_CUDA.h"
+#include "codegen/FusedStages_CUDA.h"
 #include "codegen/IndexBounds.h"
 #include "codegen/StageFacts.h"
 #include "passes/Target.h"
@@ -11,65 +12,61 @@ namespace formac::codegen {
 
 namespace {
 
+// The statements of one point at (q0, q1, ...): check-free where every
+// boundary-mode read is in range (fast_lo/fast_hi), resolved elsewhere.
+std::vector<Stmt> cudaPoint(const LoopNestOptions& lo, bool fast) {
+  if (!fast) return pointBody(lo, false);
+  return {ifThen(fastCondition(lo.piece->axes.size()), pointBody(lo, false), pointBody(lo, true))};
+}
+
 // Grid-stride loops over q0..q(r-1) in [LO d, HI d] (LO and HI name the
 // bounds: "lo" gives lo0, lo1, ...): x the innermost dimension, y the one
 // before, z all outer ones flattened. Along x a thread takes `points` points
-// a block's width (bx threads) apart. `inner` prints the statements of one
-// point at the indentation it is given.
-std::string gridLoops(size_t rank, int points, const std::string& LO, const std::string& HI,
-                      const std::function<std::string(const std::string&)>& inner) {
-  std::string t, ind = "  ";
+// a block's width (bx threads) apart. `inner` gives the statements of one
+// point.
+std::vector<Stmt> gridLoops(size_t rank, int points, const std::string& LO, const std::string& HI,
+                            const std::function<std::vector<Stmt>()>& inner) {
   auto lo = [&](size_t d) { return LO + std::to_string(d); };
   auto hi = [&](size_t d) { return HI + std::to_string(d); };
   auto count = [&](size_t d) { return "(" + hi(d) + " - " + lo(d) + " + 1)"; };
-  if (rank >= 3) {
-    t += ind + "const I outer_count = 1";
-    for (size_t d = 0; d + 2 < rank; ++d) t += " * " + count(d);
-    t += ";\n" + ind +
-         "for (I z = (I)blockIdx.z * blockDim.z + threadIdx.z; z < outer_count; z += (I)gridDim.z * blockDim.z) {\n";
-    ind += "  ";
-    t += ind + "I rest = z;\n";
-    for (size_t d = rank - 2; d-- > 0;) {
-      t += ind + "const I q" + std::to_string(d) + " = " + lo(d) + " + rest % " + count(d) + ";\n";
-      t += ind + "rest /= " + count(d) + ";\n";
-    }
-    t += ind + "(void)rest;\n";
-  }
-  if (rank >= 2) {
-    std::string Y = std::to_string(rank - 2);
-    t += ind + "for (I q" + Y + " = " + lo(rank - 2) + " + (I)blockIdx.y * blockDim.y + threadIdx.y; q" + Y +
-         " <= " + hi(rank - 2) + "; q" + Y + " += (I)gridDim.y * blockDim.y) {\n";
-    ind += "  ";
-  }
   std::string L = std::to_string(rank - 1), X = "q" + L;
+  std::vector<Stmt> loop;
   if (points == 1) {
-    t += ind + "for (I " + X + " = " + lo(rank - 1) + " + (I)blockIdx.x * blockDim.x + threadIdx.x; " + X + " <= " +
-         hi(rank - 1) + "; " + X + " += (I)gridDim.x * blockDim.x) {\n";
-    t += inner(ind + "  ") + ind + "}\n";
+    loop.push_back(forLoop("I " + X + " = " + lo(rank - 1) + " + (I)blockIdx.x * blockDim.x + threadIdx.x",
+                           X + " <= " + hi(rank - 1), X + " += (I)gridDim.x * blockDim.x", inner()));
   } else {
     const std::string bx = std::to_string(rank == 1 ? kCudaThreads : 32), span = bx + " * " + std::to_string(points);
-    t += ind + "for (I formac_first = " + lo(rank - 1) + " + (I)blockIdx.x * (" + span + ") + threadIdx.x; formac_first <= " +
-         hi(rank - 1) + "; formac_first += (I)gridDim.x * (" + span + ")) {\n";
-    t += ind + "  #pragma unroll\n";
-    t += ind + "  for (int formac_j = 0; formac_j < " + std::to_string(points) + "; ++formac_j) {\n";
-    t += ind + "    const I " + X + " = formac_first + formac_j * " + bx + ";\n";
-    t += ind + "    if (" + X + " <= " + hi(rank - 1) + ") {\n";
-    t += inner(ind + "      ") + ind + "    }\n" + ind + "  }\n" + ind + "}\n";
+    Stmt point = unrolledLoop("int formac_j = 0", "formac_j < " + std::to_string(points), "++formac_j",
+                              {decl("I", X, "formac_first + formac_j * " + bx), ifThen(X + " <= " + hi(rank - 1), inner())});
+    loop.push_back(forLoop("I formac_first = " + lo(rank - 1) + " + (I)blockIdx.x * (" + span + ") + threadIdx.x",
+                           "formac_first <= " + hi(rank - 1), "formac_first += (I)gridDim.x * (" + span + ")",
+                           {point}));
   }
-  for (size_t d = 0; d < std::min<size_t>(rank, 3) - 1; ++d) {
-    ind.resize(ind.size() - 2);
-    t += ind + "}\n";
+  if (rank >= 2) {
+    std::string Y = "q" + std::to_string(rank - 2);
+    loop = {forLoop("I " + Y + " = " + lo(rank - 2) + " + (I)blockIdx.y * blockDim.y + threadIdx.y",
+                    Y + " <= " + hi(rank - 2), Y + " += (I)gridDim.y * blockDim.y", std::move(loop))};
   }
-  return t;
+  if (rank < 3) return loop;
+  std::string outerCount = "1";
+  for (size_t d = 0; d + 2 < rank; ++d) outerCount += " * " + count(d);
+  std::vector<Stmt> outer = {decl("I", "rest", "z", false)};
+  for (size_t d = rank - 2; d-- > 0;) {
+    outer.push_back(decl("I", "q" + std::to_string(d), lo(d) + " + rest % " + count(d)));
+    outer.push_back(eval("rest /= " + count(d)));
+  }
+  outer.push_back(eval("(void)rest"));
+  for (Stmt& s : loop) outer.push_back(std::move(s));
+  return {decl("I", "outer_count", outerCount),
+          forLoop("I z = (I)blockIdx.z * blockDim.z + threadIdx.z", "z < outer_count", "z += (I)gridDim.z * blockDim.z",
+                  std::move(outer))};
 }
 
-std::string kernelOpening(const StageKernelRequest& r, size_t piece) {
-  return r.comment + "template <typename I>\n__global__ void __launch_bounds__(" + std::to_string(kCudaThreads) +
-         ") " + r.kernelName(piece) + "(" + r.params + ") {\n";
-}
-
-std::string closing(const StageKernelRequest& r, const std::string& body) {
-  return body + unusedParameters(r.names->param, body) + "}\n\n";
+std::string kernel(const StageKernelRequest& r, size_t piece, std::vector<Stmt> body) {
+  Stmt k = function("__global__", "void", r.kernelName(piece), r.params, std::move(body), r.names->param);
+  k.templateParams = "typename I";
+  k.attributes = "__launch_bounds__(" + std::to_string(kCudaThreads) + ")";
+  return r.comment + printerFor(true).print(k) + "\n";
 }
 
 // One kernel per piece, over the piece's box.
@@ -79,9 +76,10 @@ std::string pieceKernels(const StageKernelRequest& r) {
   for (size_t k = 0; k < r.stage->pieces.size(); ++k) {
     LoopNestOptions lo = r.options(r.stage->pieces[k]);
     bool fast = needsBorderChecks(lo);
-    std::string body = boxDeclarations(lo, fast, "  ") +
-                       gridLoops(rank, r.pointsPerThread, "lo", "hi", [&](const std::string& in) { return cudaPointCode(lo, fast, in); });
-    t += kernelOpening(r, k) + closing(r, body);
+    std::vector<Stmt> body = boxDeclarations(lo, fast);
+    for (Stmt& s : gridLoops(rank, r.pointsPerThread, "lo", "hi", [&] { return cudaPoint(lo, fast); }))
+      body.push_back(std::move(s));
+    t += kernel(r, k, std::move(body));
   }
   return t;
 }
@@ -91,24 +89,23 @@ std::string pieceKernels(const StageKernelRequest& r) {
 std::string latticeKernel(const StageKernelRequest& r) {
   const ir::Stage& s = *r.stage;
   const size_t rank = s.extent.size();
-  std::string body = "  /* The lattice's box: the union of the pieces' (each piece's point p = start + step * q). */\n"
-                     "  I";
-  for (size_t d = 0; d < rank; ++d)
-    body += std::string(d ? "," : "") + " formac_lo" + std::to_string(d) + ", formac_hi" + std::to_string(d);
-  body += ";\n";
+  std::vector<Stmt> body = {comment("The lattice's box: the union of the pieces' (each piece's point p = start + step * q).")};
+  for (size_t d = 0; d < rank; ++d) {
+    body.push_back(declOnly("I", "formac_lo" + std::to_string(d)));
+    body.push_back(declOnly("I", "formac_hi" + std::to_string(d)));
+  }
   for (size_t k = 0; k < s.pieces.size(); ++k) {
     LoopNestOptions lo = r.options(s.pieces[k]);
-    body += "  {\n" + boxDeclarations(lo, false, "    ");
+    std::vector<Stmt> box = boxDeclarations(lo, false);
     for (size_t d = 0; d < rank; ++d) {
       std::string D = std::to_string(d), L = "formac_lo" + D, H = "formac_hi" + D;
-      body += k == 0 ? "    " + L + " = lo" + D + ", " + H + " = hi" + D + ";\n"
-                     : "    " + L + " = lo" + D + " < " + L + " ? lo" + D + " : " + L + ", " + H + " = hi" + D +
-                           " > " + H + " ? hi" + D + " : " + H + ";\n";
+      box.push_back(assign(L, k == 0 ? "lo" + D : "lo" + D + " < " + L + " ? lo" + D + " : " + L));
+      box.push_back(assign(H, k == 0 ? "hi" + D : "hi" + D + " > " + H + " ? hi" + D + " : " + H));
     }
-    body += "  }\n";
+    body.push_back(block(std::move(box)));
   }
-  body += gridLoops(rank, r.pointsPerThread, "formac_lo", "formac_hi", [&](const std::string& in) {
-    std::string t;
+  auto point = [&] {
+    std::vector<Stmt> t;
     for (size_t k = 0; k < s.pieces.size(); ++k) {
       LoopNestOptions lo = r.options(s.pieces[k]);
       bool fast = needsBorderChecks(lo);
@@ -117,12 +114,14 @@ std::string latticeKernel(const StageKernelRequest& r) {
         std::string D = std::to_string(d);
         inside += std::string(d ? " && " : "") + "q" + D + " >= lo" + D + " && q" + D + " <= hi" + D;
       }
-      t += in + "{  /* piece " + std::to_string(k) + " */\n" + boxDeclarations(lo, fast, in + "  ") + in + "  if (" +
-           inside + ") {\n" + cudaPointCode(lo, fast, in + "    ") + in + "  }\n" + in + "}\n";
+      std::vector<Stmt> piece = boxDeclarations(lo, fast);
+      piece.push_back(ifThen(inside, cudaPoint(lo, fast)));
+      t.push_back(block(std::move(piece), "piece " + std::to_string(k)));
     }
     return t;
-  });
-  return kernelOpening(r, 0) + closing(r, body);
+  };
+  for (Stmt& st : gridLoops(rank, r.pointsPerThread, "formac_lo", "formac_hi", point)) body.push_back(std::move(st));
+  return kernel(r, 0, std::move(body));
 }
 
 }  // namespace
@@ -153,18 +152,18 @@ std::string stageKernelsCuda(const StageKernelRequest& r) {
   return latticeComposite(*r.stage) ? latticeKernel(r) : pieceKernels(r);
 }
 
-std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind) {
-  std::string t;
+std::vector<Stmt> boxDeclarations(const LoopNestOptions& lo, bool fast) {
+  std::vector<Stmt> t;
   for (size_t d = 0; d < lo.piece->axes.size(); ++d) {
     std::string D = std::to_string(d);
-    t += ind + "const I lo" + D + " = (I)(" + pieceFirstIndex(lo, d) + ");\n";
-    t += ind + "const I hi" + D + " = (I)(" + pieceLastIndex(lo, d) + ");\n";
+    t.push_back(decl("I", "lo" + D, "(I)(" + pieceFirstIndex(lo, d) + ")"));
+    t.push_back(decl("I", "hi" + D, "(I)(" + pieceLastIndex(lo, d) + ")"));
     if (fast) {
       IndexBound flo{{textTerm("lo" + D)}}, fhi{{textTerm("hi" + D)}};
       flo.add({fastLowerTerms(lo, d)});
       fhi.add({fastUpperTerms(lo, d)});
-      t += ind + "const I fast_lo" + D + " = (I)(" + printLower(flo) + ");\n";
-      t += ind + "const I fast_hi" + D + " = (I)(" + printUpper(fhi) + ");\n";
+      t.push_back(decl("I", "fast_lo" + D, "(I)(" + printLower(flo) + ")"));
+      t.push_back(decl("I", "fast_hi" + D, "(I)(" + printUpper(fhi) + ")"));
     }
   }
   return t;

@@ -40,7 +40,7 @@ struct StageKernelRequest {
   int pointsPerThread = 1;  // stagePointsPerThread
   const Names* names = nullptr;
   std::string comment;  // printed above each kernel
-  std::string params;   // the kernels' parameter list (index type I)
+  std::vector<Param> params;  // the kernels' parameters (index type I)
   std::function<LoopNestOptions(const ir::Piece&)> options;  // a piece's loop-nest options
   std::function<std::string(size_t piece)> kernelName;      // latticeComposite: piece 0's only
 };
@@ -50,6 +50,6 @@ std::string stageKernelsCuda(const StageKernelRequest& r);
 
 // Declarations of lo/hi (and fast_lo/fast_hi with `fast`) for a piece, as
 // in the C backend, converted once to the kernel's index type I.
-std::string boxDeclarations(const LoopNestOptions& lo, bool fast, const std::string& ind);
+std::vector<Stmt> boxDeclarations(const LoopNestOptions& lo, bool fast);
 
 }  // namespace formac::codegen

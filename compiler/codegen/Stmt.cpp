@@ -12,9 +12,10 @@ Stmt seq(std::vector<Stmt> body) {
   return s;
 }
 
-Stmt block(std::vector<Stmt> body) {
+Stmt block(std::vector<Stmt> body, const std::string& braceComment) {
   Stmt s = seq(std::move(body));
   s.kind = Stmt::Block;
+  s.text = braceComment;
   return s;
 }
 
@@ -38,6 +39,13 @@ Stmt assign(const std::string& name, const std::string& value) {
   return s;
 }
 
+Stmt eval(const std::string& value) {
+  Stmt s;
+  s.kind = Stmt::Eval;
+  s.value = value;
+  return s;
+}
+
 Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
              const std::string& parallel) {
   Stmt s = seq(std::move(body));
@@ -46,6 +54,12 @@ Stmt forLoop(const std::string& init, const std::string& cond, const std::string
   s.cond = cond;
   s.step = step;
   s.parallel = parallel;
+  return s;
+}
+
+Stmt unrolledLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body) {
+  Stmt s = forLoop(init, cond, step, std::move(body));
+  s.unroll = true;
   return s;
 }
 
@@ -111,7 +125,7 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       for (const Stmt& b : s.body) printTo(out, b, in);
       return;
     case Stmt::Block:
-      out += in + "{\n";
+      out += in + (s.text.empty() ? "{\n" : "{  /* " + s.text + " */\n");
       for (const Stmt& b : s.body) printTo(out, b, inner);
       out += in + "}\n";
       return;
@@ -121,8 +135,12 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
     case Stmt::Assign:
       out += in + s.name + " = " + s.value + ";\n";
       return;
+    case Stmt::Eval:
+      out += in + s.value + ";\n";
+      return;
     case Stmt::For:
       if (!s.parallel.empty()) out += parallelLoop(s);
+      if (s.unroll) out += unrollPragma(in);
       out += in + "for (" + s.init + "; " + s.cond + "; " + s.step + ") {\n";
       for (const Stmt& b : s.body) printTo(out, b, inner);
       out += in + "}\n";
@@ -145,8 +163,9 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
     case Stmt::Function: {
       std::string body;
       for (const Stmt& b : s.body) printTo(body, b, inner);
-      out += in + (s.qualifiers.empty() ? "" : s.qualifiers + " ") + s.returns + " " + s.name + "(" +
-             params(s.params) + ") {\n" + unusedParameters(s.quietIfUnused, body, inner) + body + in + "}\n";
+      if (!s.templateParams.empty()) out += in + "template <" + s.templateParams + ">\n";
+      out += in + (s.qualifiers.empty() ? "" : s.qualifiers + " ") + s.returns + " " +
+             (s.attributes.empty() ? "" : s.attributes + " ") + s.name + "(" + params(s.params) + ") {\n" + unusedParameters(s.quietIfUnused, body, inner) + body + in + "}\n";
       return;
     }
   }
@@ -157,6 +176,12 @@ std::string CPrinter::restrictQualifier() const { return "restrict"; }
 std::string CPrinter::parallelLoop(const Stmt& loop) const {
   return "FORMAC_PRAGMA(omp parallel for " + loop.parallel + ")\n";
 }
+
+std::string CPrinter::unrollPragma(const std::string&) const {
+  throw InternalError("an unrolled loop in C code (the C printer leaves unrolling to the compiler)");
+}
+
+std::string CudaPrinter::unrollPragma(const std::string& indent) const { return indent + "#pragma unroll\n"; }
 
 std::string CudaPrinter::restrictQualifier() const { return "__restrict__"; }
 

@@ -25,9 +25,10 @@ struct Param {
 struct Stmt {
   enum Kind {
     Seq,       // body, spliced into the enclosing statements (no braces)
-    Block,     // { body }
+    Block,     // { body }, with `text` as a comment after the brace when not empty
     Decl,      // [const ]type name[ = value];
     Assign,    // name = value;
+    Eval,      // value;  (an expression for its effect: `rest /= n`)
     For,       // for (init; cond; step) { body }, across threads when `parallel`
     If,        // if (cond) { body } [else { orElse }]
     Comment,   // /* text */
@@ -40,23 +41,27 @@ struct Stmt {
   // For, when not empty: the loop's iterations are shared among threads with
   // these OpenMP clauses ("schedule(static) if (...)"); a CUDA printer rejects it.
   std::string parallel;
+  bool unroll = false;  // For: the loop is to be unrolled (a CUDA `#pragma unroll`)
   std::string text;  // Comment, Text
   std::vector<Stmt> body, orElse;
-  // Function: `qualifiers returns name(params) { body }`; the parameters in
-  // `quietIfUnused` the body does not read get a `(void)name;` line first.
-  std::string qualifiers, returns;
+  // Function: `[template <templateParams>] qualifiers returns attributes
+  // name(params) { body }`; the parameters in `quietIfUnused` the body does
+  // not read get a `(void)name;` line first.
+  std::string templateParams, qualifiers, returns, attributes;
   std::vector<Param> params;
   std::vector<std::string> quietIfUnused;
 };
 
 Stmt seq(std::vector<Stmt> body);
-Stmt block(std::vector<Stmt> body);
+Stmt block(std::vector<Stmt> body, const std::string& braceComment = "");
 Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst = true);
 // `type name;`, assigned later.
 Stmt declOnly(const std::string& type, const std::string& name);
 Stmt assign(const std::string& name, const std::string& value);
+Stmt eval(const std::string& value);
 Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
              const std::string& parallel = "");
+Stmt unrolledLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body);
 Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse = {});
 Stmt comment(const std::string& text);
 Stmt text(const std::string& lines);
@@ -77,6 +82,8 @@ class StmtPrinter {
   virtual std::string restrictQualifier() const = 0;
   // The line before a loop whose iterations threads share.
   virtual std::string parallelLoop(const Stmt& loop) const = 0;
+  // The line before a loop to unroll, at `indent`.
+  virtual std::string unrollPragma(const std::string& indent) const = 0;
 
  private:
   void printTo(std::string& out, const Stmt& s, const std::string& indent) const;
@@ -87,6 +94,7 @@ class CPrinter : public StmtPrinter {
  protected:
   std::string restrictQualifier() const override;
   std::string parallelLoop(const Stmt& loop) const override;
+  std::string unrollPragma(const std::string& indent) const override;
 };
 
 // CUDA C++: __restrict__; threads are the launch's, so no parallel loops.
@@ -94,6 +102,7 @@ class CudaPrinter : public StmtPrinter {
  protected:
   std::string restrictQualifier() const override;
   std::string parallelLoop(const Stmt& loop) const override;
+  std::string unrollPragma(const std::string& indent) const override;
 };
 
 // The printer of a dialect: `cuda` picks CudaPrinter.
