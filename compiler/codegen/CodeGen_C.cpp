@@ -242,7 +242,7 @@ class CGen {
     std::vector<Param> params;
     std::string args;
     groupSignature(stages, groups_[i].sink, params, args, "");
-    f.signature = printerFor(false).params(params);
+    f.signature = params;
     return f;
   }
 

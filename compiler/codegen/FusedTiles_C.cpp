@@ -11,6 +11,8 @@
 #include "codegen/FusedSlides_C.h"
 #include "codegen/InlineMembers.h"
 #include "codegen/LoopNest.h"
+#include "codegen/NameScope.h"
+#include "codegen/Stmt.h"
 #include "codegen/Prelude.h"
 #include "codegen/StageFacts.h"
 #include "ir/Edges.h"
@@ -55,9 +57,9 @@ class Emitter {
   explicit Emitter(const FusedGroupC& g)
       : g_(g), p_(*g.pipeline), inl_(inlineMembers(p_, *g.names, *g.group)),
         slide_(fused_c::slides(inl_.pieces, sink(), stage(sink()).rank())),
-        programNames_(programNames(*g.names)) {
-    Locals group(programNames_);
-    for (const auto& [id, s] : slide_) first_[id] = group.claim("a_" + name(id));
+        program_(programScope(*g.names)) {
+    NameScope group(&program_);
+    for (const auto& [id, s] : slide_) first_[id] = group.fresh("a_" + name(id));
   }
 
   std::string functions() {
@@ -71,47 +73,46 @@ class Emitter {
   std::string tileChoice(const std::string& th, const std::string& tw, const std::string& bytes,
                          const std::string& ind) const {
     int halo = 0, prime = 0;
-    for (const auto& [id, s] : slide_) {
-      halo = std::max({halo, s.colLo, s.colHi});
-      prime = std::max(prime, s.lead - s.first);
+    for (const auto& [id, sl] : slide_) {
+      halo = std::max({halo, sl.colLo, sl.colHi});
+      prime = std::max(prime, sl.lead - sl.first);
     }
-    std::ostringstream os;
-    os << ind << "{\n";
+    std::vector<Stmt> t;
     if (rank() == 1)
-      os << ind << "  /* Chunks of about N / (8 threads) points (at least 4096), halved while one\n"
-         << ind << "     thread's buffers exceed half the L2. */\n";
+      t.push_back(comment("Chunks of about N / (8 threads) points (at least 4096), halved while one\n"
+                          "thread's buffers exceed half the L2."));
     else if (rank() >= 3)
       // Strips of a plane cost their halos in a dimension that is not
       // vectorized: a 4-step 3-D heat chain at 256^3 ran 20% faster with whole
       // planes in rings of 2.4 MB (in L3) than with strips of 32 rows in L2.
-      os << ind << "  /* Strips as wide as the image while one thread's rings fit in 4 times the L2\n"
-         << ind << "     (else halved); bands of about M / (2 threads) planes, at least 4 times\n"
-         << ind << "     the " << prime << " planes a band computes before its first output plane. */\n";
+      t.push_back(comment("Strips as wide as the image while one thread's rings fit in 4 times the L2\n"
+                          "(else halved); bands of about M / (2 threads) planes, at least 4 times\n"
+                          "the " + str(prime) + " planes a band computes before its first output plane."));
     else
-      os << ind << "  /* Strips as wide as the image while one thread's rings fit in half the L2\n"
-         << ind << "     (else halved); bands of about M / (8 threads) rows, at least 4 times\n"
-         << ind << "     the " << prime << " rows a band computes before its first output row. */\n";
-    os << ind << "  const size_t budget = formac_l2_bytes()" << (rank() >= 3 ? " * 4" : " / 2") << ";\n"
-       << ind << "  const long long threads = formac_max_threads();\n"
-       << ind << "  long long w = formac_maxll(" << columns(sink()) << ", 1), h;\n";
+      t.push_back(comment("Strips as wide as the image while one thread's rings fit in half the L2\n"
+                          "(else halved); bands of about M / (8 threads) rows, at least 4 times\n"
+                          "the " + str(prime) + " rows a band computes before its first output row."));
+    t.push_back(decl("size_t", "budget", std::string("formac_l2_bytes()") + (rank() >= 3 ? " * 4" : " / 2")));
+    t.push_back(decl("long long", "threads", "formac_max_threads()"));
+    t.push_back(decl("long long", "w", "formac_maxll(" + columns(sink()) + ", 1)", false));
+    t.push_back(declOnly("long long", "h"));
     if (rank() == 1)
-      os << ind << "  w = formac_minll(w, formac_maxll((" << columns(sink()) << ") / (8 * threads), 4096));\n";
+      t.push_back(assign("w", "formac_minll(w, formac_maxll((" + columns(sink()) + ") / (8 * threads), 4096))"));
     if (!anyRing())
-      os << ind << "  (void)budget;\n";
+      t.push_back(eval("(void)budget"));
     else
-      os << ind << "  while (w > " << std::max(rank() >= 3 ? 16 : 64, 2 * (halo + 1)) << " && " << ringBytes("w")
-         << " > budget)\n"
-         << ind << "    w = (w + 1) / 2;\n";
+      t.push_back(whileLoop("w > " + str(std::max(rank() >= 3 ? 16 : 64, 2 * (halo + 1))) + " && " + ringBytes("w") +
+                                " > budget",
+                            {assign("w", "(w + 1) / 2")}));
     if (rank() == 1)
-      os << ind << "  h = 1;\n";
+      t.push_back(assign("h", "1"));
     else
-      os << ind << "  h = formac_maxll((" << size(stage(sink()).extent[0]) << ") / (" << (rank() == 2 ? 8 : 2)
-         << " * threads), " << std::max(4 * prime, 8) << ");\n";
-    os << ind << "  " << th << " = h;\n"
-       << ind << "  " << tw << " = w;\n"
-       << ind << "  " << bytes << " = " << ringBytes("w") << " + 256;\n"
-       << ind << "}\n";
-    return os.str();
+      t.push_back(assign("h", "formac_maxll((" + size(stage(sink()).extent[0]) + ") / (" + (rank() == 2 ? "8" : "2") +
+                                  " * threads), " + str(std::max(4 * prime, 8)) + ")"));
+    t.push_back(assign(th, "h"));
+    t.push_back(assign(tw, "w"));
+    t.push_back(assign(bytes, ringBytes("w") + " + 256"));
+    return printerFor(false).print(block(std::move(t)), ind);
   }
 
  private:
@@ -182,16 +183,16 @@ class Emitter {
     return s.type.isStruct() ? "((" + cType(s.type) + "){0})" : "(" + cType(s.type) + ")0";
   }
 
-  std::string bounds(const LoopNestOptions& lo, bool fast) const {
-    std::string t;
+  std::vector<Stmt> bounds(const LoopNestOptions& lo, bool fast) const {
+    std::vector<Stmt> t;
     for (size_t d = 0; d <= last(); ++d) {
       std::string D = str(static_cast<long long>(d));
-      t += "  const long long lo" + D + " = " + pieceFirstIndex(lo, d) + ";\n";
-      t += "  const long long hi" + D + " = " + pieceLastIndex(lo, d) + ";\n";
+      t.push_back(decl("long long", "lo" + D, pieceFirstIndex(lo, d)));
+      t.push_back(decl("long long", "hi" + D, pieceLastIndex(lo, d)));
       if (!fast) continue;
       // Folded: max(0, -1, 0, 1) is 1, min(M - 1, (M) - 1 - 1) is (M) - 2.
-      t += "  const long long fast_lo" + D + " = " + fastFirstIndex(lo, d) + ";\n";
-      t += "  const long long fast_hi" + D + " = " + fastLastIndex(lo, d) + ";\n";
+      t.push_back(decl("long long", "fast_lo" + D, fastFirstIndex(lo, d)));
+      t.push_back(decl("long long", "fast_hi" + D, fastLastIndex(lo, d)));
     }
     return t;
   }
@@ -202,57 +203,56 @@ class Emitter {
   // the check-free run (in lines where no read leaves its image) inside that
   // loop where it starts, zeros after. The checked body is written once:
   // compile times grow with every copy of it. Each run's end is computed
-  // first so that the compiler sees plain counted loops. `in` indents it.
-  std::string lineRuns(const LoopNestOptions& options, bool fast, const std::string& out, const std::string& in) const {
+  // first so that the compiler sees plain counted loops.
+  std::vector<Stmt> lineRuns(const LoopNestOptions& options, bool fast, const std::string& out, NameScope& scope) const {
     // The lets that depend on no point, once before the runs.
     LoopNestOptions lo = options;
     lo.invariantLets = PointLets::PointDependent;
+    NameScope run(&scope);
+    lo.scope = &run;
     std::string c = q(last()), L = str(static_cast<long long>(last()));
     std::string b = rank() <= 2 ? "b" : extent(lo.stage->id, last()) + " - 1";
-    std::string zero = in + "    " + out + "[" + c + (rank() <= 2 ? " - a" : "") + "] = " + zeroOf(*lo.stage) + ";\n";
-    auto loop = [&](const std::string& end, const std::string& body, const std::string& at) {
-      return in + at + "for (; " + c + " <= " + end + "; ++" + c + ") {\n" + body + in + at + "}\n";
+    Stmt zero = assign(out + "[" + c + (rank() <= 2 ? " - a" : "") + "]", zeroOf(*lo.stage));
+    auto loop = [&](const std::string& end, std::vector<Stmt> body) {
+      return forLoop("", c + " <= " + end, "++" + c, std::move(body));
     };
-    std::string t = loop("formac_minll(" + b + ", lo" + L + " - 1)", zero, "  ");
-    t += in + "  {\n" + in + "    const long long end = formac_minll(" + b + ", hi" + L + ");\n" +
-         emitInvariantLets(lo, in + "    ");
-    if (!fast)
-      return t + loop("end", emitPointBody(lo, false, in + "      "), "    ") + in + "  }\n" + loop(b, zero, "  ");
-    std::string lineTest, start = "formac_maxll(" + c + ", fast_lo" + L + ")";
-    for (size_t d = 0; d < last(); ++d) {
-      std::string D = str(static_cast<long long>(d));
-      lineTest += (d ? " && " : "") + q(d) + " >= fast_lo" + D + " && " + q(d) + " <= fast_hi" + D;
+    std::vector<Stmt> t = {loop("formac_minll(" + b + ", lo" + L + " - 1)", {zero})};
+    std::string end = run.fresh("end");
+    std::vector<Stmt> runs = {decl("long long", end, "formac_minll(" + b + ", hi" + L + ")")};
+    for (Stmt& st : invariantLets(lo)) runs.push_back(std::move(st));
+    if (!fast) {
+      runs.push_back(loop(end, pointBody(lo, false)));
+    } else {
+      std::string lineTest, start = "formac_maxll(" + c + ", fast_lo" + L + ")";
+      for (size_t d = 0; d < last(); ++d) {
+        std::string D = str(static_cast<long long>(d));
+        lineTest += (d ? " && " : "") + q(d) + " >= fast_lo" + D + " && " + q(d) + " <= fast_hi" + D;
+      }
+      if (!lineTest.empty()) {
+        std::string fastRow = run.fresh("fast_row");
+        runs.push_back(decl("int", fastRow, lineTest));
+        start = fastRow + " ? " + start + " : " + end + " + 1";
+      }
+      std::string fastStart = run.fresh("fast_start"), fastEnd = run.fresh("fast_end");
+      runs.push_back(decl("long long", fastStart, start));
+      runs.push_back(decl("long long", fastEnd, "formac_minll(" + end + ", fast_hi" + L + ")"));
+      std::vector<Stmt> point = {ifThen(c + " == " + fastStart,
+                                        {loop(fastEnd, pointBody(lo, false)), ifThen(c + " > " + end, {eval("break")})})};
+      for (Stmt& st : pointBody(lo, true)) point.push_back(std::move(st));
+      runs.push_back(loop(end, std::move(point)));
     }
-    if (!lineTest.empty()) {
-      t += in + "    const int fast_row = " + lineTest + ";\n";
-      start = "fast_row ? " + start + " : end + 1";
-    }
-    t += in + "    const long long fast_start = " + start + ";\n" + in +
-         "    const long long fast_end = formac_minll(end, fast_hi" + L + ");\n" + in + "    for (; " + c +
-         " <= end; ++" + c + ") {\n" + in + "      if (" + c + " == fast_start) {\n";
-    t += loop("fast_end", emitPointBody(lo, false, in + "          "), "        ");
-    t += in + "        if (" + c + " > end) break;\n" + in + "      }\n";
-    t += emitPointBody(lo, true, in + "      ") + in + "    }\n" + in + "  }\n";
-    return t + loop(b, zero, "  ");
+    t.push_back(block(std::move(runs)));
+    t.push_back(loop(b, {zero}));
+    return t;
   }
 
-  // Locals of a generated function named clear of the pipeline's names
-  // (which the function may use) and of each other.
-  // The program's names (`program`, built once per group: copying them for
-  // each row function made a chain of n stages cost n^2) and those claimed.
-  struct Locals {
-    const std::set<std::string>& program;
-    std::set<std::string> taken;
-    explicit Locals(const std::set<std::string>& programNames) : program(programNames) {}
-    std::string claim(const std::string& base) {
-      std::string name = base;
-      for (int k = 2; program.count(name) || !taken.insert(name).second; ++k) name = base + "_" + str(k);
-      return name;
-    }
-  };
-  static std::set<std::string> programNames(const Names& n) {
-    std::set<std::string> all;
-    for (const auto* v : {&n.stage, &n.scalar, &n.param}) all.insert(v->begin(), v->end());
+  // The program's names, which a generated function may use: the scope
+  // around each function's (built once per group: copying them for each row
+  // function made a chain of n stages cost n^2).
+  static NameScope programScope(const Names& n) {
+    NameScope all;
+    for (const auto* v : {&n.stage, &n.scalar, &n.param})
+      for (const auto& name : *v) all.take(name);
     return all;
   }
 
@@ -265,32 +265,41 @@ class Emitter {
   // The body of a row function past its bounds: rank 1 one line, rank 2 row
   // q0 (zeros outside the valid box), rank 3 and 4 every line of rows a..b
   // of plane q0, each at `line` (zeros outside the valid box).
-  std::string rowBody(const LoopNestOptions& lo, bool fast, const std::string& line) const {
-    if (rank() == 1) return "  long long q0 = a;\n" + lineRuns(lo, fast, "row", "");
-    if (rank() == 2)
-      return "  long long q1 = a;\n  if (q0 < lo0 || q0 > hi0) {\n    for (; q1 <= b; ++q1) row[q1 - a] = " +
-             zeroOf(*lo.stage) + ";\n    return;\n  }\n" + lineRuns(lo, fast, "row", "");
-    std::string c = q(last()), t = "  long long " + q(1), outside = "q0 < lo0 || q0 > hi0", in = "  ";
+  std::vector<Stmt> rowBody(const LoopNestOptions& lo, bool fast, const std::string& line, NameScope& scope) const {
+    std::vector<Stmt> t;
+    auto append = [](std::vector<Stmt>& to, std::vector<Stmt> more) {
+      for (Stmt& st : more) to.push_back(std::move(st));
+    };
+    if (rank() == 1) {
+      t.push_back(decl("long long", "q0", "a", false));
+      append(t, lineRuns(lo, fast, "row", scope));
+      return t;
+    }
+    if (rank() == 2) {
+      t.push_back(decl("long long", "q1", "a", false));
+      t.push_back(ifThen("q0 < lo0 || q0 > hi0",
+                         {forLoop("", "q1 <= b", "++q1", {assign("row[q1 - a]", zeroOf(*lo.stage))}), eval("return")}));
+      append(t, lineRuns(lo, fast, "row", scope));
+      return t;
+    }
+    std::string c = q(last()), outside = "q0 < lo0 || q0 > hi0";
     std::vector<std::string> idx;
     for (size_t d = 0; d <= last(); ++d) idx.push_back(q(d));
-    for (size_t d = 2; d <= last(); ++d) t += ", " + q(d);
-    t += ";\n";
+    for (size_t d = 1; d <= last(); ++d) t.push_back(declOnly("long long", q(d)));
     for (size_t d = 1; d < last(); ++d) {
       std::string D = str(static_cast<long long>(d));
-      t += in + (d == 1 ? "for (q1 = a; q1 <= b; ++q1) {\n"
-                        : "for (" + q(d) + " = 0; " + q(d) + " < " + extent(lo.stage->id, d) + "; ++" + q(d) + ") {\n");
       outside += " || " + q(d) + " < lo" + D + " || " + q(d) + " > hi" + D;
-      in += "  ";
     }
-    t += in + cType(lo.stage->type) + "* restrict const " + line + " = row + " + lineStart(lo.stage->id, idx) + ";\n";
-    t += in + c + " = 0;\n" + in + "if (" + outside + ") {\n" + in + "  for (; " + c + " < " +
-         extent(lo.stage->id, last()) + "; ++" + c + ") " + line + "[" + c + "] = " + zeroOf(*lo.stage) + ";\n" + in +
-         "  continue;\n" + in + "}\n";
-    t += lineRuns(lo, fast, line, in.substr(2));
-    for (size_t d = 1; d < last(); ++d) {
-      in.resize(in.size() - 2);
-      t += in + "}\n";
-    }
+    std::vector<Stmt> each = {
+        decl(cType(lo.stage->type) + "* restrict const", line, "row + " + lineStart(lo.stage->id, idx), false), assign(c, "0"),
+        ifThen(outside, {forLoop("", c + " < " + extent(lo.stage->id, last()), "++" + c,
+                                 {assign(line + "[" + c + "]", zeroOf(*lo.stage))}),
+                         eval("continue")})};
+    append(each, lineRuns(lo, fast, line, scope));
+    for (size_t d = last() - 1; d >= 1; --d)
+      each = {d == 1 ? forLoop("q1 = a", "q1 <= b", "++q1", std::move(each))
+                     : forLoop(q(d) + " = 0", q(d) + " < " + extent(lo.stage->id, d), "++" + q(d), std::move(each))};
+    append(t, std::move(each));
     return t;
   }
 
@@ -304,8 +313,9 @@ class Emitter {
   // group function.
   std::string rowFunction(int id, const ir::Piece& pc, std::string& call) const {
     const ir::Stage& s = stage(id);
-    Locals locals(programNames_);
-    std::string line = rank() >= 3 ? locals.claim("line") : "row";
+    NameScope locals(&program_);
+    for (const char* fixed : {"row", "q0", "t1", "TW", "a", "b"}) locals.take(fixed);
+    std::string line = rank() >= 3 ? locals.fresh("line") : "row";
     std::map<std::pair<int, std::string>, std::string> rows;  // (producer, row index) -> pointer
     std::set<int> bases;                                        // producers indexed in full
     LoopNestOptions lo;
@@ -315,6 +325,7 @@ class Emitter {
     lo.names = g_.names;
     lo.openmp = false;
     lo.outsideCache = g_.outsideCache;
+    lo.scope = &locals;
     lo.resultVariable = line + "[" + q(last()) + (rank() <= 2 ? " - a]" : "]");
     lo.hoistBranchReads = [](int) { return true; };
     lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
@@ -326,17 +337,21 @@ class Emitter {
         return name(pid) + "[" + t + "]";
       }
       auto key = std::make_pair(pid, rank() >= 2 ? idx[0] : "");
-      if (!rows.count(key)) rows[key] = locals.claim(name(pid) + "_r" + str(static_cast<long long>(rows.size())));
+      if (!rows.count(key)) rows[key] = locals.fresh(name(pid) + "_r" + str(static_cast<long long>(rows.size())));
       return rows[key] + "[" + lineIndex(pid, idx) + "]";
     };
     bool fast = needsBorderChecks(lo);
-    std::string body = rowBody(lo, fast, line);
+    std::vector<Stmt> body = {decl("long long", "a", firstColumn(id)), decl("long long", "b", lastColumn(id))};
+    for (Stmt& st : bounds(lo, fast)) body.push_back(std::move(st));
+    for (Stmt& st : rowBody(lo, fast, line, locals)) body.push_back(std::move(st));
 
-    std::string params = cType(s.type) + "* restrict row, " + (rank() >= 2 ? "const long long q0, " : "") +
-                         "const long long t1, const long long TW";
+    std::vector<Param> params = {Param{cType(s.type), "row", true, false}};
+    if (rank() >= 2) params.push_back(Param{"long long", "q0", false, true});
+    params.push_back(Param{"long long", "t1", false, true});
+    params.push_back(Param{"long long", "TW", false, true});
     for (const auto& [key, ptr] : rows) {
       const ir::Stage& ps = stage(key.first);
-      params += ", const " + cType(ps.type) + "* restrict " + ptr;
+      params.push_back(Param{cType(ps.type), ptr, true, true});
       std::string rowIndex = rank() >= 2 ? "formac_row(" + key.second + ", " + size(ps.extent[0]) + ")" : "";
       // The pointer's element [q1 - a] is column q1 of that row (rank 3 and
       // 4: its line a is the strip's first).
@@ -352,7 +367,7 @@ class Emitter {
       if (e.kind == Expr::ImageRead && stage(e.producer).rank() == 0) bases.insert(e.producer);
     });
     for (int pid : bases) {
-      params += ", const " + cType(stage(pid).type) + "* restrict " + name(pid);
+      params.push_back(Param{cType(stage(pid).type), name(pid), true, true});
       call += ", " + name(pid);
     }
     std::set<int> scalars;
@@ -360,151 +375,165 @@ class Emitter {
       if (e.kind == Expr::ScalarIn) scalars.insert(e.scalar);
     });
     for (int i : scalars) {
-      params += std::string(", const ") + scalarCType(p_.scalars[static_cast<size_t>(i)].type) + " " +
-                g_.names->scalar[static_cast<size_t>(i)];
+      params.push_back(Param{scalarCType(p_.scalars[static_cast<size_t>(i)].type), g_.names->scalar[static_cast<size_t>(i)],
+                             false, true});
       call += ", " + g_.names->scalar[static_cast<size_t>(i)];
     }
     // The sizes the function uses, and no others: no `(void)M;` lines.
-    std::string text = "  const long long a = " + firstColumn(id) + ", b = " + lastColumn(id) + ";\n" +
-                       bounds(lo, fast) + body;
+    const CPrinter printer;
+    std::string code = printer.print(body, "  ");
     for (const auto& prm : g_.names->param)
-      if (mentions(text, prm)) {
-        params += ", const long long " + prm;
+      if (mentions(code, prm)) {
+        params.push_back(Param{"long long", prm, false, true});
         call += ", " + prm;
       }
-    const char* what = rank() == 1 ? ": points a..b, into row[q0 - a] */\n"
-                       : rank() == 2 ? ": row q0, columns a..b, into row[q1 - a] */\n"
-                                     : ": rows a..b of plane q0, whole */\n";
-    std::ostringstream os;
-    bool noWrapv = wrapFree(pc) && !callsValueHelper(body);
-    if (noWrapv) os << "FORMAC_NO_WRAPV_BEGIN\n";
-    os << "/* " << name(id) << " = " << s.origin << what
-       << "static FORMAC_NOINLINE void " << rowFunctionName(id) << "(" << params << ") {\n" << text << "}\n";
-    os << (noWrapv ? "FORMAC_NO_WRAPV_END\n\n" : "\n");
-    return os.str();
+    const char* what = rank() == 1 ? ": points a..b, into row[q0 - a]"
+                       : rank() == 2 ? ": row q0, columns a..b, into row[q1 - a]"
+                                     : ": rows a..b of plane q0, whole";
+    bool noWrapv = wrapFree(pc) && !callsValueHelper(code);
+    std::vector<Stmt> out;
+    if (noWrapv) out.push_back(text("FORMAC_NO_WRAPV_BEGIN\n"));
+    out.push_back(comment(name(id) + " = " + s.origin + what));
+    out.push_back(function("static FORMAC_NOINLINE", "void", rowFunctionName(id), params, std::move(body)));
+    out.push_back(text(noWrapv ? "FORMAC_NO_WRAPV_END\n\n" : "\n"));
+    return printer.print(out);
   }
 
   std::string groupFunction(const std::map<int, std::string>& calls) const {
     const passes::FusionGroup& grp = *g_.group;
     std::string M = rank() >= 2 ? size(stage(sink()).extent[0]) : "1", N = columns(sink());
-    std::ostringstream os;
-    os << "/* Fused on the CPU: ";
-    for (const auto& [id, pc] : inl_.pieces) os << name(id) << (id == sink() ? "" : ", ");
+    std::string about = "Fused on the CPU: ";
+    for (const auto& [id, pc] : inl_.pieces) about += name(id) + (id == sink() ? "" : ", ");
     if (!inl_.inlined.empty()) {
-      os << " (computed where read:";
-      for (int id : inl_.inlined) os << " " << name(id);
-      os << ")";
+      about += " (computed where read:";
+      for (int id : inl_.inlined) about += " " + name(id);
+      about += ")";
     }
+    std::string unit = rank() == 2 ? "row" : "plane";
     if (rank() == 1)
-      os << ".\n   Chunks of TW points of " << name(sink())
-         << " are shared among the threads; each stored member computes\n"
-            "   its chunk with the halo its consumers read, then the next stage reads it. */\n";
+      about += ".\nChunks of TW points of " + name(sink()) +
+               " are shared among the threads; each stored member computes\n"
+               "its chunk with the halo its consumers read, then the next stage reads it.";
     else
-      os << ".\n   Tiles of TH " << (rank() == 2 ? "rows" : "planes") << " x TW columns of " << name(sink())
-         << " are shared among the threads. Down a tile, each stored\n"
-         << "   member keeps a ring of its last " << (rank() == 2 ? "rows" : "planes") << " and computes one new "
-         << (rank() == 2 ? "row per output row" : "plane per output plane") << ", a\n"
-            "   few " << (rank() == 2 ? "rows" : "planes") << " ahead of it (seed 003 section 2.3, sliding windows as in Halide). */\n";
-    os << "static void " << g_.functionName << "(" << g_.signature
-       << ", unsigned char* scratch, const size_t scratch_stride, const int nthreads, const long long TH, "
-          "const long long TW) {\n";
-    std::ostringstream b;  // the function's body, after the parameters it leaves unused
-    if (rank() >= 2) b << "  const long long tiles0 = ((" << M << ") + TH - 1) / TH;\n";
-    b << "  const long long tiles1 = ((" << N << ") + TW - 1) / TW;\n"
-      << "  long long tile;\n";
-    std::vector<std::string> parameters = {"nthreads", "scratch", "scratch_stride"};
-    if (rank() == 1) parameters.push_back("TH");
-    parameters.insert(parameters.end(), g_.names->param.begin(), g_.names->param.end());
+      about += ".\nTiles of TH " + unit + "s x TW columns of " + name(sink()) +
+               " are shared among the threads. Down a tile, each stored\nmember keeps a ring of its last " + unit +
+               "s and computes one new " + unit + " per output " + unit + ", a\nfew " + unit +
+               "s ahead of it (seed 003 section 2.3, sliding windows as in Halide).";
+    std::vector<Param> params = g_.signature;
+    params.push_back(Param{"unsigned char*", "scratch", false, false});  // the rings are carved from it
+    params.push_back(Param{"size_t", "scratch_stride", false, true});
+    params.push_back(Param{"int", "nthreads", false, true});
+    params.push_back(Param{"long long", "TH", false, true});
+    params.push_back(Param{"long long", "TW", false, true});
+    std::vector<Stmt> b;  // the function's body
+    if (rank() >= 2) b.push_back(decl("long long", "tiles0", "((" + M + ") + TH - 1) / TH"));
+    b.push_back(decl("long long", "tiles1", "((" + N + ") + TW - 1) / TW"));
+    b.push_back(declOnly("long long", "tile"));
+    std::vector<std::string> quiet = {"nthreads", "scratch", "scratch_stride"};
+    if (rank() == 1) quiet.push_back("TH");
+    quiet.insert(quiet.end(), g_.names->param.begin(), g_.names->param.end());
     int start = 0;
-    for (const auto& [id, s] : slide_) start = std::min(start, s.first - s.lead);
+    for (const auto& [id, sl] : slide_) start = std::min(start, sl.first - sl.lead);
     // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS):
     // every point of the sink (a 161³ volume has 25921 planes x rows, under
     // the threshold, but 4.2M points).
     std::string points;
     for (int d = 0; d < rank(); ++d) points += (d ? " * " : "") + extent(sink(), static_cast<size_t>(d));
-    if (g_.openmp)
-      b << "  FORMAC_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nthreads) " << parallelIf(points) << ")\n";
-    if (rank() == 1)
-      b << "  for (tile = 0; tile < tiles1; ++tile) {\n    const long long t1 = tile * TW;\n";
-    else
-      b << "  for (tile = 0; tile < tiles0 * tiles1; ++tile) {\n"
-         << "    const long long t0 = (tile / tiles1) * TH, t1 = (tile % tiles1) * TW;\n"
-         << "    const long long end = formac_minll(t0 + TH, " << M << ");\n"
-         << "    long long i;\n";
+    std::vector<Stmt> tile;
+    if (rank() == 1) {
+      tile.push_back(decl("long long", "t1", "tile * TW"));
+    } else {
+      tile.push_back(decl("long long", "t0", "(tile / tiles1) * TH"));
+      tile.push_back(decl("long long", "t1", "(tile % tiles1) * TW"));
+      tile.push_back(decl("long long", "end", "formac_minll(t0 + TH, " + M + ")"));
+      tile.push_back(declOnly("long long", "i"));
+    }
     // The thread's rings, each 64-byte aligned, one cache line apart.
     std::string previous = "scratch + (size_t)formac_thread_num() * scratch_stride";
-    for (const auto& [id, s] : slide_) {
+    for (const auto& [id, sl] : slide_) {
       if (!ring(id)) continue;
       std::string T = cType(stage(id).type), n = name(id);
       if (rank() == 1)
-        b << "    /* " << n << ": " << s.colLo << " and " << s.colHi << " points beyond the chunk */\n";
+        tile.push_back(comment(n + ": " + str(sl.colLo) + " and " + str(sl.colHi) + " points beyond the chunk"));
       else
-        b << "    /* " << n << ": a ring of " << s.ring << (rank() == 2 ? " rows, " : " planes, ") << s.lead
-           << " ahead of the output " << (rank() == 2 ? "row" : "plane") << "; " << s.colLo << " and " << s.colHi
-           << " columns beyond the strip */\n";
-      b << "    " << T << "* tile_" << n << " = (" << T << "*)(" << previous << ");\n";
-      previous = "(unsigned char*)tile_" + n + " + formac_align64((size_t)" + str(s.ring) + " * (size_t)" +
+        tile.push_back(comment(n + ": a ring of " + str(sl.ring) + " " + unit + "s, " + str(sl.lead) +
+                               " ahead of the output " + unit + "; " + str(sl.colLo) + " and " + str(sl.colHi) +
+                               " columns beyond the strip"));
+      tile.push_back(decl(T + "*", "tile_" + n, "(" + T + "*)(" + previous + ")", false));
+      previous = "(unsigned char*)tile_" + n + " + formac_align64((size_t)" + str(sl.ring) + " * (size_t)" +
                  slotElements(id, "TW") + " * sizeof(" + T + ")) + 64";
     }
     // (A stage none of whose rows is read through pointers, such as a sink
     // reading only constants and inlined members, leaves its own unused.)
     std::string callText;
     for (const auto& [id, c] : calls) callText += c;
-    for (const auto& [id, f] : first_)
-      b << "    const long long " << f << " = " << firstColumn(id) << ";\n" << unusedParameters({f}, callText, "    ");
+    for (const auto& [id, f] : first_) {
+      tile.push_back(decl("long long", f, firstColumn(id)));
+      if (!mentions(callText, f)) tile.push_back(eval("(void)" + f));
+    }
     if (rank() == 1) {
       for (const auto& m : grp.members)
         if (ring(m.stage))
-          b << "    " << rowFunctionName(m.stage) << "(" << ringRow(m.stage, "") << ", t1, TW" << calls.at(m.stage)
-             << ");\n";
-      b << "    " << rowFunctionName(sink()) << "(" << name(sink()) << " + t1, t1, TW" << calls.at(sink())
-         << ");\n  }\n}\n\n";
-      return os.str() + unusedParameters(parameters, b.str()) + b.str();
+          tile.push_back(eval(rowFunctionName(m.stage) + "(" + ringRow(m.stage, "") + ", t1, TW" + calls.at(m.stage) + ")"));
+      tile.push_back(eval(rowFunctionName(sink()) + "(" + name(sink()) + " + t1, t1, TW" + calls.at(sink()) + ")"));
+      b.push_back(forLoop("tile = 0", "tile < tiles1", "++tile", std::move(tile), threads(points)));
+      return groupText(about, params, std::move(b), quiet);
     }
-    std::string unit = rank() == 2 ? "row" : "plane";
-    b << "    /* Step i: output " << unit << " i, and each member's " << unit
-       << " as far ahead of it as its consumers read */\n"
-       << "    for (i = " << plus("t0", start) << "; i < end; ++i) {\n";
+    std::vector<Stmt> stepI;
     // Hardware prefetchers start late on each new row: ask for the rows of
     // the images in memory a few steps before they are read.
     for (const auto& [pid, reach] : inputReach(p_, inl_.pieces, slide_, sink())) {
       if (reach < 0) continue;
       std::string row = plus("i", reach + kPrefetchRows), T = cType(stage(pid).type);
-      b << "      /* Prefetch the row of " << name(pid) << " read " << kPrefetchRows
-         << " steps from now: hardware prefetchers start late on each row */\n"
-         << "      if (" << row << " < " << M << ")\n"
-         << "        formac_prefetch(" << name(pid) << " + (" << row << ") * (" << N << ") + formac_maxll(t1 - 16, 0), "
-         << "(size_t)(formac_minll(t1 + TW + 16, " << N << ") - formac_maxll(t1 - 16, 0)) * sizeof(" << T << "));\n";
+      stepI.push_back(comment("Prefetch the row of " + name(pid) + " read " + str(kPrefetchRows) +
+                              " steps from now: hardware prefetchers start late on each row"));
+      stepI.push_back(ifThen(row + " < " + M,
+                             {eval("formac_prefetch(" + name(pid) + " + (" + row + ") * (" + N +
+                                   ") + formac_maxll(t1 - 16, 0), (size_t)(formac_minll(t1 + TW + 16, " + N +
+                                   ") - formac_maxll(t1 - 16, 0)) * sizeof(" + T + "))")}));
     }
     // Each stored stage computes its row i + lead when the band needs it
     // (from row t0 + first on) and it lies in the image.
     auto step = [&](int id, const std::string& row) {
-      const Slide& s = slide_.at(id);
+      const Slide& sl = slide_.at(id);
       std::vector<std::string> when;
-      if (s.first - s.lead > start) when.push_back("q0 >= " + plus("t0", s.first));
-      if (s.first < 0) when.push_back("q0 >= 0");
-      if (s.lead > 0) when.push_back("q0 < " + M);
+      if (sl.first - sl.lead > start) when.push_back("q0 >= " + plus("t0", sl.first));
+      if (sl.first < 0) when.push_back("q0 >= 0");
+      if (sl.lead > 0) when.push_back("q0 < " + M);
       std::string cond;
       for (const auto& w : when) cond += (cond.empty() ? "" : " && ") + w;
       // An image of no rows (a sample of a smaller one): clang calls
       // `q0 >= 0 && q0 < 0` always false (-Wtautological-overlap-compare).
-      if (s.lead > 0 && M == "0") cond = "0";
-      b << "      {\n        const long long q0 = " << plus("i", s.lead) << ";\n        "
-         << (cond.empty() ? "" : "if (" + cond + ") ") << rowFunctionName(id) << "(" << row << ", q0, t1, TW"
-         << calls.at(id) << ");\n      }\n";
+      if (sl.lead > 0 && M == "0") cond = "0";
+      Stmt call = eval(rowFunctionName(id) + "(" + row + ", q0, t1, TW" + calls.at(id) + ")");
+      stepI.push_back(block({decl("long long", "q0", plus("i", sl.lead)), cond.empty() ? call : ifThen(cond, {call})}));
     };
     for (const auto& m : grp.members)
       if (ring(m.stage)) step(m.stage, ringRow(m.stage, "q0"));
     step(sink(), name(sink()) + " + q0 * " + planeElements(sink()) + " + t1" + inner(sink()));
-    b << "    }\n  }\n}\n\n";
-    return os.str() + unusedParameters(parameters, b.str()) + b.str();
+    tile.push_back(comment("Step i: output " + unit + " i, and each member's " + unit +
+                           " as far ahead of it as its consumers read"));
+    tile.push_back(forLoop("i = " + plus("t0", start), "i < end", "++i", std::move(stepI)));
+    b.push_back(forLoop("tile = 0", "tile < tiles0 * tiles1", "++tile", std::move(tile), threads(points)));
+    return groupText(about, params, std::move(b), quiet);
+  }
+
+  // The OpenMP clauses of the tile loop (none without OpenMP).
+  std::string threads(const std::string& points) const {
+    return g_.openmp ? "schedule(dynamic, 1) num_threads(nthreads) " + parallelIf(points) : "";
+  }
+
+  std::string groupText(const std::string& about, const std::vector<Param>& params, std::vector<Stmt> body,
+                        const std::vector<std::string>& quiet) const {
+    return CPrinter().print({comment(about), function("static", "void", g_.functionName, params, std::move(body), quiet)}) +
+           "\n";
   }
 
   const FusedGroupC& g_;
   const ir::Pipeline& p_;
   InlinedGroup inl_;
   std::map<int, Slide> slide_;
-  std::set<std::string> programNames_;
+  NameScope program_;
   std::map<int, std::string> first_;  // the group function's local holding a stage's first column
 };
 

@@ -21,6 +21,7 @@
 
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 #include "passes/FusionPlan.h"
 
@@ -32,7 +33,7 @@ struct FusedGroupC {
   const passes::FusionGroup* group = nullptr;
   bool openmp = true;
   std::string functionName;
-  std::string signature;  // the function's parameters up to the sink buffer and the sizes
+  std::vector<Param> signature;  // the function's parameters up to the sink buffer and the sizes
   std::shared_ptr<ReadOutsideCache> outsideCache = std::make_shared<ReadOutsideCache>();  // the generator's
 };
 

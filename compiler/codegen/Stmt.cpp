@@ -63,6 +63,13 @@ Stmt unrolledLoop(const std::string& init, const std::string& cond, const std::s
   return s;
 }
 
+Stmt whileLoop(const std::string& cond, std::vector<Stmt> body) {
+  Stmt s = seq(std::move(body));
+  s.kind = Stmt::While;
+  s.cond = cond;
+  return s;
+}
+
 Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse) {
   Stmt s = seq(std::move(body));
   s.kind = Stmt::If;
@@ -145,6 +152,11 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       for (const Stmt& b : s.body) printTo(out, b, inner);
       out += in + "}\n";
       return;
+    case Stmt::While:
+      out += in + "while (" + s.cond + ") {\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      out += in + "}\n";
+      return;
     case Stmt::If:
       out += in + "if (" + s.cond + ") {\n";
       for (const Stmt& b : s.body) printTo(out, b, inner);
@@ -154,9 +166,13 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       }
       out += in + "}\n";
       return;
-    case Stmt::Comment:
-      out += in + "/* " + s.text + " */\n";
+    case Stmt::Comment: {  // lines after the first under the first's text
+      std::string lines = s.text;
+      for (size_t at = lines.find('\n'); at != std::string::npos; at = lines.find('\n', at + 1))
+        lines.insert(at + 1, in + "   ");
+      out += in + "/* " + lines + " */\n";
       return;
+    }
     case Stmt::Text:
       out += s.text;
       return;

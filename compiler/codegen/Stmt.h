@@ -30,14 +30,15 @@ struct Stmt {
     Assign,    // name = value;
     Eval,      // value;  (an expression for its effect: `rest /= n`)
     For,       // for (init; cond; step) { body }, across threads when `parallel`
+    While,     // while (cond) { body }
     If,        // if (cond) { body } [else { orElse }]
-    Comment,   // /* text */
+    Comment,   // /* text */, each line of text after the first under the first
     Text,      // text as it is, indented already (a generator's not yet on the tree)
     Function,  // a function: see `function`
   } kind = Seq;
   std::string type, name, value;  // Decl; Assign (name = value)
   bool isConst = false;           // Decl
-  std::string init, cond, step;   // For (init may be empty: `for (; ...)`); If: cond
+  std::string init, cond, step;   // For (init may be empty: `for (; ...)`); While, If: cond
   // For, when not empty: the loop's iterations are shared among threads with
   // these OpenMP clauses ("schedule(static) if (...)"); a CUDA printer rejects it.
   std::string parallel;
@@ -62,6 +63,7 @@ Stmt eval(const std::string& value);
 Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
              const std::string& parallel = "");
 Stmt unrolledLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body);
+Stmt whileLoop(const std::string& cond, std::vector<Stmt> body);
 Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse = {});
 Stmt comment(const std::string& text);
 Stmt text(const std::string& lines);
