@@ -501,6 +501,7 @@ class CExprPrinter {
         const Expr* c = nullptr;
         const Expr* x = scaledBoundedRead(*e.args[i], ctx_, &c);
         if (!x) continue;
+        if (ctx_.boundedFormUsed) *ctx_.boundedFormUsed = true;
         Expr k = *c;
         if (e.binOp == BinOp::Sub && i == 1) k.floatValue = -k.floatValue;  // s - c * x
         bool negated = e.binOp == BinOp::Sub && i == 0;                     // c * x - s
@@ -529,6 +530,7 @@ class CExprPrinter {
       if (const Expr* divisor = e.binOp == BinOp::Div ? oddIntegerDivisor(*e.args[1]) : nullptr) {
         // A finite x: formac_div_odd_finite_f, for c > 0 (x / -c is -(x / c)).
         const bool finite = magnitudeBound(*e.args[0], ctx_) < std::ldexp(1.0, 127);
+        if (finite && ctx_.boundedFormUsed) *ctx_.boundedFormUsed = true;
         Expr c = *divisor, r = *divisor;
         if (finite) c.floatValue = std::fabs(c.floatValue);
         r.floatValue = 1.0f / static_cast<float>(c.floatValue);  // RN(1/c) in float

@@ -48,6 +48,10 @@ struct ExprContext {
   // element of an input staged in shared memory. Then 2^k * x (0 <= k <= 20)
   // is exact, and s + 2^k * x is one correctly rounded fma: the same value.
   std::function<bool(const ir::Expr& read)> boundedRead;
+  // When set, becomes true where a bound from boundedRead chose a form (an
+  // fma, formac_div_odd_finite_f): printed without boundedRead, the text
+  // would differ exactly when it is true.
+  bool* boundedFormUsed = nullptr;
 };
 
 std::string printCExpr(const ir::Expr& e, const ExprContext& ctx);

@@ -98,12 +98,14 @@ class FusedWriter : public FusedStages {
   }
   LoopNestOptions options(int id, bool checked) const override {
     LoopNestOptions lo = FusedStages::options(id, checked);
-    if (bounded_)
+    if (bounded_) {
       lo.boundedRead = [this](const ir::Expr& e) {
         for (const Staged* s : staged_)
           if (s->input == e.producer) return checksBound(*s);
         return false;
       };
+      lo.boundedFormUsed = &boundedFormUsed_;
+    }
     return lo;
   }
 
@@ -406,13 +408,16 @@ class FusedWriter : public FusedStages {
     std::string flag = "formac_staged" + std::to_string(b);
     t += "  const bool " + flag + " = " + staging_.condition(staged) + ";\n";
     staged_ = staged;
-    std::string plain = sweepLoop(region, ids, store, false);
+    // The sweep with the staged inputs' bounds; without them only where a
+    // bound chose a form (else the two are the same code).
     bounded_ = true;
+    boundedFormUsed_ = false;
     std::string scaled = sweepLoop(region, ids, store, false);
     bounded_ = false;
+    std::string plain = boundedFormUsed_ ? sweepLoop(region, ids, store, false) : scaled;
     staged_.clear();
     std::string sweep = "    __syncthreads();\n" + plain;
-    if (scaled != plain)
+    if (boundedFormUsed_)
       sweep = "    /* Below 2^100, 2^k * x is exact: s + 2^k * x is then one fma (ExprContext::boundedRead). */\n" +
               staging_.wide(staged) + "    if (__syncthreads_or(formac_wide) == 0) {\n" + indentLines(scaled, "  ") +
               "    } else {\n" + indentLines(plain, "  ") + "    }\n";
@@ -513,6 +518,7 @@ class FusedWriter : public FusedStages {
   mutable std::vector<const Staged*> staged_;
   // While the staged sweep is written for blocks whose staged values are bounded.
   mutable bool bounded_ = false;
+  mutable bool boundedFormUsed_ = false;  // a bound of a staged input chose a form (ExprContext)
 };
 
 }  // namespace

@@ -334,6 +334,7 @@ std::vector<Stmt> pointBody(const LoopNestOptions& o, bool checked) {
   ctx.access = o.access;
   ctx.preloaded = o.preloaded;
   ctx.boundedRead = o.boundedRead;
+  ctx.boundedFormUsed = o.boundedFormUsed;
   ctx.resolved = o.resolved;
   ctx.extent = [&](int id, int dim) {
     return "(" + sz(o, p.stages[static_cast<size_t>(id)].extent[static_cast<size_t>(dim)]) + ")";

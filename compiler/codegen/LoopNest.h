@@ -55,6 +55,7 @@ struct LoopNestOptions {
   std::function<std::string(const ir::Expr& read)> preloaded;
   // Reads whose magnitude the caller has bounded; see ExprContext::boundedRead.
   std::function<bool(const ir::Expr& read)> boundedRead;
+  bool* boundedFormUsed = nullptr;  // see ExprContext::boundedFormUsed
   // Producers whose reads `access` serves unresolved in border code too; see
   // ExprContext::resolved.
   std::function<bool(int id)> resolved;
