@@ -9,6 +9,7 @@
 #include "codegen/CudaLaunches.h"
 #include "codegen/ExprPrinter.h"
 #include "codegen/FusedKernel_CUDA.h"
+#include "codegen/FusedStaging_CUDA.h"
 #include "codegen/LineWrap.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Loop_CUDA.h"

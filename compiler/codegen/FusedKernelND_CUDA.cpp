@@ -51,71 +51,83 @@ class NdWriter : public FusedStages {
        << ").\n   In shared memory: " << (tiled.empty() ? "nothing" : tiled)
        << ". Recomputed where read: " << (recomputed.empty() ? "nothing" : recomputed) << ". */\n";
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
-    os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
-       << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName << "("
-       << printerFor(true).params(r_.params) << ") {\n";
-    std::string body = tiles() + "  const int formac_tid = threadIdx.x;\n" + boxes() + tileLoop() +
-                       indentLines(lambdas(), "  ");
+    std::vector<Stmt> body = tiles();
+    body.push_back(decl("int", "formac_tid", "threadIdx.x"));
+    for (Stmt& st : boxes()) body.push_back(std::move(st));
+    std::vector<Stmt> perTile = tileStart();
+    for (Stmt& st : lambdas()) perTile.push_back(std::move(st));
     for (const auto& m : g_.members)
-      if (!m.inlined) body += regionCode(m.stage) + "    __syncthreads();\n";
-    body += regionCode(g_.sink);
-    if (!layout_.at.empty()) body += "    __syncthreads();  /* the next tile reuses the tiles */\n";
-    os << unusedParameters(n_.param, body) << body << "  }\n}\n\n";
+      if (!m.inlined) {
+        perTile.push_back(regionCode(m.stage));
+        perTile.push_back(eval("__syncthreads()"));
+      }
+    perTile.push_back(regionCode(g_.sink));
+    if (!layout_.at.empty()) {
+      perTile.push_back(comment("The next tile reuses the tiles."));
+      perTile.push_back(eval("__syncthreads()"));
+    }
+    body.push_back(tileLoop(std::move(perTile)));
+    os << printerFor(true).print(kernelFunction(std::move(body))) << "\n";
     return os.str();
   }
 
  private:
-  std::string tiles() const {
-    if (layout_.at.empty()) return "";
-    std::string t = "  extern __shared__ __align__(16) unsigned char formac_smem[];\n";
+  std::vector<Stmt> tiles() const {
+    if (layout_.at.empty()) return {};
+    std::vector<Stmt> t = {sharedMemory()};
     for (const auto& [id, at] : layout_.at) {
       std::string T = cType(stage(id).type), dims;
       for (size_t d = 0; d < rank(); ++d) dims += (d ? " x " : "") + std::to_string(span(id, d));
-      t += "  " + T + "* const tile_" + name(id) + " = reinterpret_cast<" + T + "*>(formac_smem + " +
-           std::to_string(at) + ");  /* " + dims + " */\n";
+      t.push_back(comment(dims));
+      t.push_back(decl(T + "* const", "tile_" + name(id),
+                       "reinterpret_cast<" + T + "*>(formac_smem + " + std::to_string(at) + ")", false));
     }
     return t;
   }
 
-  // The loop over the sink's tiles, the tile's first point (t0, t1, ...) and
-  // whether it is interior (every region inside its stage's exact box).
-  std::string tileLoop() const {
-    std::string t, count = "(long long)1";
+  // The loop over the sink's tiles around `tile`, the statements of one.
+  Stmt tileLoop(std::vector<Stmt> tile) const {
+    std::string count = "(long long)1";
+    std::vector<Stmt> t;
     for (size_t d = 0; d < rank(); ++d) {
       std::string D = std::to_string(d), T = std::to_string(g_.tile[d]);
       // At least 1: an empty extent is never launched, but nvcc warns of a
       // constant 0 divisor below.
       std::string E = "(I)(" + extent(g_.sink, d) + ")";
-      t += "  const I formac_n" + D + " = " + E + " > 0 ? (" + E + " + " + T + " - 1) / " + T + " : 1;\n";
+      t.push_back(decl("I", "formac_n" + D, E + " > 0 ? (" + E + " + " + T + " - 1) / " + T + " : 1"));
       count += " * formac_n" + D;
     }
-    t += "  const long long formac_tiles = " + count + ";\n"
-         "  for (long long formac_b = blockIdx.x; formac_b < formac_tiles; formac_b += gridDim.x) {\n"
-         "    long long formac_rest = formac_b;\n";
+    t.push_back(decl("long long", "formac_tiles", count));
+    return seq({seq(std::move(t)), forLoop("long long formac_b = blockIdx.x", "formac_b < formac_tiles",
+                                           "formac_b += gridDim.x", std::move(tile))});
+  }
+
+  // A tile's first point (t0, t1, ...), from formac_b, and whether it is
+  // interior (every region inside its stage's exact box).
+  std::vector<Stmt> tileStart() const {
+    std::vector<Stmt> t = {decl("long long", "formac_rest", "formac_b", false)};
     for (size_t k = rank(); k-- > 0;) {
       std::string D = std::to_string(k);
-      t += "    const I t" + D + " = (I)(formac_rest % formac_n" + D + ") * " + std::to_string(g_.tile[k]) + ";\n";
-      if (k) t += "    formac_rest /= formac_n" + D + ";\n";
+      t.push_back(decl("I", "t" + D, "(I)(formac_rest % formac_n" + D + ") * " + std::to_string(g_.tile[k])));
+      if (k) t.push_back(eval("formac_rest /= formac_n" + D));
     }
-    return t + "    (void)formac_rest;\n" + interiorFlag("    ");
+    t.push_back(eval("(void)formac_rest"));
+    for (Stmt& st : interiorFlag()) t.push_back(std::move(st));
+    return t;
   }
 
   // Stage `id` over its region (the sink: its tile, stored to memory where
   // it lies in the image), one point a thread and pass.
-  std::string regionCode(int id) const {
+  Stmt regionCode(int id) const {
     const bool sink = id == g_.sink;
     long long points = 1;
-    std::string t = "    /* " + name(id) + (sink ? ": every point of the tile (0 outside its valid box) */\n"
-                                                : ": its region, into shared memory */\n");
     for (size_t d = 0; d < rank(); ++d) points *= span(id, d);
-    t += "    for (int i = formac_tid; i < " + std::to_string(points) + "; i += " + std::to_string(kCudaThreads) +
-         ") {\n";
-    std::string inner = "i", q, in = "      ";
+    std::string inner = "i";
+    std::vector<Stmt> q;
     std::vector<std::string> at;
     for (size_t k = rank(); k-- > 0;) {
       std::string D = std::to_string(k), S = std::to_string(span(id, k));
-      q = in + "const I q" + D + " = " + regionOrigin(id, k) + " + " + (k ? "(" + inner + " % " + S + ")" : inner) +
-          ";\n" + q;
+      q.insert(q.begin(), decl("I", "q" + D, regionOrigin(id, k) + " + " + (k ? "(" + inner + " % " + S + ")" : inner)));
       inner = "(" + inner + " / " + S + ")";
       at.insert(at.begin(), "q" + D);
     }
@@ -123,10 +135,17 @@ class NdWriter : public FusedStages {
     std::string inImage;
     for (size_t d = 0; sink && d < rank(); ++d)
       inImage += std::string(d ? " && " : "") + "q" + std::to_string(d) + " < (I)(" + extent(id, d) + ")";
-    t += q + in + "if (formac_interior) {\n" + pointValue(id, false, in + "  ") + in + "  " + store + " = v;\n" + in +
-         "} else" + (sink ? " if (" + inImage + ")" : "") + " {\n" + pointValue(id, true, in + "  ") + in + "  " +
-         store + " = v;\n" + in + "}\n";
-    return t + "    }\n";
+    auto stored = [&](bool checked) {
+      std::vector<Stmt> t = pointValue(id, checked);
+      t.push_back(assign(store, "v"));
+      return t;
+    };
+    Stmt edge = sink ? ifThen(inImage, stored(true)) : block(stored(true));
+    q.push_back(ifThen("formac_interior", stored(false), {edge}));
+    return seq({comment(name(id) + (sink ? ": every point of the tile (0 outside its valid box)"
+                                        : ": its region, into shared memory")),
+                forLoop("int i = formac_tid", "i < " + std::to_string(points), "i += " + std::to_string(kCudaThreads),
+                        std::move(q))});
   }
 
   const NdLayout layout_;

@@ -62,21 +62,18 @@ class FusedWriter : public FusedStages {
     os << " */\n";
     for (int id : ids_) os << stageComment(p_, n_, stage(id), r_.sourcePath);
     if (g_.epilogue >= 0) os << counting().helpers;
-    os << "template <typename I, int formac_blocks = 0>  /* resident blocks per SM asked of ptxas (0: its choice) */\n"
-       << "__global__ void __launch_bounds__(" << kCudaThreads << ", formac_blocks) " << r_.kernelName
-       << "(" << printerFor(true).params(r_.params) << ") {\n";
-    std::string body;
+    std::vector<Stmt> body;
     if (g_.epilogue >= 0) {
       body = countingBody();
     } else {
-      body = "  const I t0 = (I)blockIdx.y * " + std::to_string(TY()) + ";\n"
-             "  const I t1 = (I)blockIdx.x * " + std::to_string(TX()) + ";\n"
-             "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" +
-             tiles() + boxes() + interiorFlag("  ") + lambdas();
-      for (size_t b = 0; b < L_.batches().size(); ++b) body += batchCode(b) + "  __syncthreads();\n";
-      body += sinkCode();
+      body = {decl("I", "t0", "(I)blockIdx.y * " + std::to_string(TY())),
+              decl("I", "t1", "(I)blockIdx.x * " + std::to_string(TX())),
+              decl("int", "formac_tid", "threadIdx.y * 32 + threadIdx.x")};
+      append(body, tiles());
+      append(body, tileCode());
+      body.push_back(sinkCode());
     }
-    os << unusedParameters(n_.param, body) << body << "}\n\n";
+    os << printerFor(true).print(kernelFunction(std::move(body))) << "\n";
     return os.str();
   }
 
@@ -116,13 +113,13 @@ class FusedWriter : public FusedStages {
 
   // Shared memory: one tile per member that is not inlined, and the copies
   // of staged inputs (over the tiles of later loops).
-  std::string tiles() const {
-    std::string t;
+  std::vector<Stmt> tiles() const {
+    std::vector<Stmt> t;
     auto declare = [&](int id, const std::string& var, long long at, int h, int w, const std::string& note) {
-      if (t.empty()) t = "  extern __shared__ __align__(16) unsigned char formac_smem[];\n";
+      if (t.empty()) t.push_back(sharedMemory());
       std::string T = cType(stage(id).type);
-      t += "  " + T + "* const " + var + " = reinterpret_cast<" + T + "*>(formac_smem + " + std::to_string(at) +
-           ");  /* " + std::to_string(h) + " x " + std::to_string(w) + note + " */\n";
+      t.push_back(comment(std::to_string(h) + " x " + std::to_string(w) + note));
+      t.push_back(decl(T + "* const", var, "reinterpret_cast<" + T + "*>(formac_smem + " + std::to_string(at) + ")", false));
     };
     for (const auto& m : g_.members)
       if (!m.inlined) declare(m.stage, "tile_" + name(m.stage), L_.tileOffset(m.stage), H(m.stage), W(m.stage), "");
@@ -132,9 +129,26 @@ class FusedWriter : public FusedStages {
     return t;
   }
 
+  // The boxes, the interior flag, the inlined members' functions and each
+  // batch of members into its tiles.
+  std::vector<Stmt> tileCode() const {
+    std::vector<Stmt> t = boxes();
+    append(t, interiorFlag());
+    append(t, lambdas());
+    for (size_t b = 0; b < L_.batches().size(); ++b) {
+      append(t, batchCode(b));
+      t.push_back(eval("__syncthreads()"));
+    }
+    return t;
+  }
+
+  static void append(std::vector<Stmt>& to, std::vector<Stmt> more) {
+    for (Stmt& st : more) to.push_back(std::move(st));
+  }
+
   // How one point is stored: the statement for stage `id`, tile row and
   // column expressions, and the value.
-  using Store = std::function<std::string(int, const std::string&, const std::string&, const std::string&)>;
+  using Store = std::function<Stmt(int, const std::string&, const std::string&, const std::string&)>;
 
   // Border blocks compute the points of a region where the check-free code is
   // exact (rows formac_ra..formac_rb, columns formac_ca..formac_cb of the
@@ -146,87 +160,97 @@ class FusedWriter : public FusedStages {
   }
   // The declaration of the column c a thread computes, `raw`; with `border`
   // clamped into the rect (formac_c keeps the raw one for rowPoint's test).
-  static std::string columnIndex(const std::string& raw, bool border) {
-    return border ? "formac_c = " + raw + ", c = " + inRect("formac_c", false) : "c = " + raw;
+  static std::vector<Stmt> columnIndex(const std::string& raw, bool border) {
+    if (!border) return {decl("int", "c", raw)};
+    return {decl("int", "formac_c", raw), decl("int", "c", inRect("formac_c", false))};
   }
 
   // The rows a thread computes: `rows` adjacent rows from `r`; with `clamp`,
   // a row past the region's end is clamped to its last row, with `border`
   // into the rect (recomputed, not stored: every load stays unconditional).
-  std::string rowIndices(int h, int rows, bool clamp, bool border, const std::string& ind) const {
-    std::string t;
+  std::vector<Stmt> rowIndices(int h, int rows, bool clamp, bool border) const {
+    std::vector<Stmt> t;
     for (int u = 0; u < rows; ++u) {
       std::string U = std::to_string(u);
-      t += ind + "const int formac_row" + U + " = " +
-           (border ? inRect("r + " + U, true)
-                   : clamp ? "formac_min_i(r + " + U + ", " + std::to_string(h - 1) + ")" : "r + " + U) + ";\n";
+      t.push_back(decl("int", "formac_row" + U,
+                       border  ? inRect("r + " + U, true)
+                       : clamp ? "formac_min_i(r + " + U + ", " + std::to_string(h - 1) + ")"
+                               : "r + " + U));
     }
     return t;
   }
 
   // One point a thread computes in an interior block.
   struct PointAt {
-    std::string position;              // the statements declaring q0 (and q1)
+    std::vector<Stmt> position;        // the statements declaring q0 (and q1)
     std::string row, col;              // its tile row and column
     std::map<int, std::string> value;  // stage -> the variable of its value
-    std::string guard;                 // "if (...) " when the point may not exist
-    std::string storeGuard;            // "if (...) " when this thread does not store it
+    std::string guard;                 // a condition when the point may not exist
+    std::string storeGuard;            // a condition when this thread does not store it
   };
+  // `body` under `guard` (a block when there is none).
+  static Stmt guarded(const std::string& guard, std::vector<Stmt> body) {
+    return guard.empty() ? block(std::move(body)) : ifThen(guard, std::move(body));
+  }
   // The point at row formac_rowU (rowIndices) of column c; with `border`
   // stored only where neither clamp moved it, else under `guard`.
-  PointAt rowPoint(int region, int u, bool border, const std::string& guard, const std::string& in) const {
+  PointAt rowPoint(int region, int u, bool border, const std::string& guard) const {
     std::string U = std::to_string(u), R = "formac_row" + U;
-    return PointAt{in + "  const I q0 = " + r0(region) + " + " + R + ";\n", R, "c", {}, "",
-                   border ? "if (" + R + " == r + " + U + " && c == formac_c) " : guard};
+    return PointAt{{decl("I", "q0", r0(region) + " + " + R)}, R, "c", {}, "",
+                   border ? R + " == r + " + U + " && c == formac_c" : guard};
   }
   // Check-free points of the stages `ids`, one per entry of `at`; with
   // `preload`, every point's loads first, then every point's arithmetic, so
   // that nvcc issues all the loads together (it would place each load next to
   // its use, behind the branch that ends the previous correctly rounded
   // division, which ptxas does not move loads across).
-  std::string points(const std::vector<int>& ids, const std::vector<PointAt>& at, const std::string& in,
-                     bool preload) const {
-    std::string declarations, loads, arithmetic;
+  std::vector<Stmt> points(const std::vector<int>& ids, const std::vector<PointAt>& at, bool preload) const {
+    std::vector<Stmt> declarations, loads, arithmetic;
     for (size_t k = 0; k < at.size(); ++k) {
-      std::string pointLoads, body;
+      std::vector<Stmt> pointLoads = at[k].position, body = at[k].position;
+      bool anyLoad = false;
       std::map<int, std::string> here;  // the batch's members computed at this point
       for (int id : ids) {
         Preloads mine;
         std::string prefix = "formac_p" + std::to_string(k) + "_" + name(id) + "_";
-        body += in + "  {\n" +
-                pointBody(id, false, false, at[k].value.at(id), in + "    ", preload ? &mine : nullptr, prefix, here) +
-                in + "  }\n";
+        body.push_back(block(pointBody(id, false, false, at[k].value.at(id), preload ? &mine : nullptr, prefix, here)));
         here[id] = at[k].value.at(id);
-        declarations += indentLines(mine.declarations, in);
-        pointLoads += indentLines(mine.assignments, in + "  ");
+        append(declarations, std::move(mine.declarations));
+        anyLoad = anyLoad || !mine.assignments.empty();
+        append(pointLoads, std::move(mine.assignments));
       }
-      if (!pointLoads.empty()) loads += in + at[k].guard + "{\n" + at[k].position + pointLoads + in + "}\n";
-      arithmetic += in + at[k].guard + "{\n" + at[k].position + body + in + "}\n";
+      if (anyLoad) loads.push_back(guarded(at[k].guard, std::move(pointLoads)));
+      arithmetic.push_back(guarded(at[k].guard, std::move(body)));
     }
     // Loads may not move below this (nvcc would place each next to its use).
-    if (!loads.empty()) loads += in + "asm volatile(\"\" ::: \"memory\");\n";
-    return declarations + loads + arithmetic;
+    if (!loads.empty()) loads.push_back(eval("asm volatile(\"\" ::: \"memory\")"));
+    append(declarations, std::move(loads));
+    append(declarations, std::move(arithmetic));
+    return declarations;
   }
 
   // The variables of the points' values, zero-initialised.
-  std::string valueDeclarations(const std::vector<PointAt>& at, const std::string& in) const {
-    std::string t;
+  std::vector<Stmt> valueDeclarations(const std::vector<PointAt>& at) const {
+    std::vector<Stmt> t;
     for (const auto& p : at)
-      for (const auto& [id, v] : p.value) t += in + cType(stage(id).type) + " " + v + " = {};\n";
+      for (const auto& [id, v] : p.value) t.push_back(decl(cType(stage(id).type), v, "{}", false));
     return t;
   }
 
   // The stores of the points `at` of the stages `ids`.
-  std::string storePoints(const std::vector<int>& ids, const std::vector<PointAt>& at, const Store& store,
-                          const std::string& in) const {
-    std::string t;
+  std::vector<Stmt> storePoints(const std::vector<int>& ids, const std::vector<PointAt>& at, const Store& store) const {
+    std::vector<Stmt> t;
     for (const auto& p : at) {
-      std::string stores;
-      for (int id : ids) stores += in + "  " + store(id, p.row, p.col, p.value.at(id)) + "\n";
+      std::vector<Stmt> stores;
+      for (int id : ids) stores.push_back(store(id, p.row, p.col, p.value.at(id)));
       // The point's position only where a store reads it.
-      bool at = mentions(stores, "q0") || mentions(stores, "q1");
-      t += in + p.storeGuard + "{\n" + (at ? p.position + unusedParameters({"q0", "q1"}, stores, in + "  ") : "") +
-           stores + in + "}\n";
+      std::string text = printerFor(true).print(stores);
+      bool reads = mentions(text, "q0") || mentions(text, "q1");
+      std::vector<Stmt> body = reads ? p.position : std::vector<Stmt>();
+      for (const char* q : {"q0", "q1"})
+        if (reads && !mentions(text, q)) body.push_back(eval(std::string("(void)") + q));
+      append(body, std::move(stores));
+      t.push_back(guarded(p.storeGuard, std::move(body)));
     }
     return t;
   }
@@ -237,36 +261,35 @@ class FusedWriter : public FusedStages {
   // taps they read), then storing them. With `border`, within the rect, one
   // column per thread (border blocks are few; their rows and columns are
   // clamped into the rect).
-  std::string sweepLoop(int region, const std::vector<int>& ids, const Store& store, bool border) const {
+  Stmt sweepLoop(int region, const std::vector<int>& ids, const Store& store, bool border) const {
     const int colsPer = border || g_.compact ? 1 : kCols;
     int h = H(region), w = W(region), groups = (h + kRows - 1) / kRows, wc = (w + colsPer - 1) / colsPer;
-    std::string in = "      ", W = std::to_string(wc);
+    std::string W = std::to_string(wc);
     std::string column = colsPer == 1 ? "i % " + W : "(i % " + W + ") * " + std::to_string(colsPer);
-    std::string t = "    for (int i = formac_tid; i < " + std::to_string(groups * wc) + "; i += " +
-                    std::to_string(kCudaThreads) + ") {\n" + in + "const int r = (i / " + W + ") * " +
-                    std::to_string(kRows) + ", " +
-                    columnIndex(column, border) + ";\n" +
-                    in + "const I q1 = " + c0(region) + " + c;\n";
-    if (border) t += rowIndices(h, kRows, false, true, in);
+    std::vector<Stmt> t = {decl("int", "r", "(i / " + W + ") * " + std::to_string(kRows))};
+    append(t, columnIndex(column, border));
+    t.push_back(decl("I", "q1", c0(region) + " + c"));
+    if (border) append(t, rowIndices(h, kRows, false, true));
     std::vector<PointAt> at;
     for (int u = 0; u < kRows; ++u)
       for (int v = 0; v < colsPer; ++v) {
         std::string U = std::to_string(u), V = std::to_string(v);
-        std::vector<std::string> conds;
-        if (h % kRows) conds.push_back("r + " + U + " < " + std::to_string(h));
-        if (w % colsPer && v) conds.push_back("c + " + V + " < " + std::to_string(w));
         std::string guard;
-        for (const auto& c : conds) guard += (guard.empty() ? "if (" : " && ") + c;
-        if (!guard.empty()) guard += ") ";
+        if (h % kRows) guard = "r + " + U + " < " + std::to_string(h);
+        if (w % colsPer && v) guard += (guard.empty() ? "" : " && ") + std::string("c + ") + V + " < " + std::to_string(w);
         std::string col = v ? "(c + " + V + ")" : "c";
-        PointAt p{in + "  const I q0 = " + r0(region) + " + r + " + U + ";\n" +
-                      (v ? in + "  const I q1 = " + c0(region) + " + c + " + V + ";\n" : ""),
-                  "(r + " + U + ")", col, {}, guard, guard};
-        if (border) p = rowPoint(region, u, true, "", in);
+        std::vector<Stmt> position = {decl("I", "q0", r0(region) + " + r + " + U)};
+        if (v) position.push_back(decl("I", "q1", c0(region) + " + c + " + V));
+        PointAt p{position, "(r + " + U + ")", col, {}, guard, guard};
+        if (border) p = rowPoint(region, u, true, "");
         for (int id : ids) p.value[id] = value(id, u * colsPer + v);
         at.push_back(p);
       }
-    return t + valueDeclarations(at, in) + points(ids, at, in, false) + storePoints(ids, at, store, in) + "    }\n";
+    append(t, valueDeclarations(at));
+    append(t, points(ids, at, false));
+    append(t, storePoints(ids, at, store));
+    return forLoop("int i = formac_tid", "i < " + std::to_string(groups * wc), "i += " + std::to_string(kCudaThreads),
+                   std::move(t));
   }
 
   // One pass (light groups, bound by memory latency): every thread computes
@@ -276,20 +299,20 @@ class FusedWriter : public FusedStages {
   // last one, recomputed; stored by the threads that own one). With
   // `border`, the same points clamped into the rect (recomputed, not
   // stored): a border block's rect also takes one round of loads.
-  std::string onePassCode(int region, const std::vector<int>& ids, const Store& store, bool border) const {
+  Stmt onePassCode(int region, const std::vector<int>& ids, const Store& store, bool border) const {
     const int h = H(region), tx = TX(), groups = kCudaThreads / tx, rows = (h + groups - 1) / groups;
     const bool clamp = groups * rows != h;  // some rows (or whole groups of threads) lie past the region
     const int hl = halo(region, 1, false), wh = W(region) - tx, haloPoints = h * wh;
     const int haloPerThread = (haloPoints + kCudaThreads - 1) / kCudaThreads;
-    const std::string in = "      ";
     std::string column = (hl ? std::to_string(hl) + " + " : "") + "formac_tid % " + std::to_string(tx);
-    std::string t = "    {\n" + in + "const int " + columnIndex(column, border) + ", r = (formac_tid / " +
-                    std::to_string(tx) + ") * " + std::to_string(rows) + ";\n" + in +
-                    "const I q1 = " + c0(region) + " + c;\n" + rowIndices(h, rows, clamp, border, in);
+    std::vector<Stmt> t = columnIndex(column, border);
+    t.push_back(decl("int", "r", "(formac_tid / " + std::to_string(tx) + ") * " + std::to_string(rows)));
+    t.push_back(decl("I", "q1", c0(region) + " + c"));
+    append(t, rowIndices(h, rows, clamp, border));
     std::vector<PointAt> at;
     for (int u = 0; u < rows; ++u) {
-      std::string past = clamp ? "if (r + " + std::to_string(u) + " < " + std::to_string(h) + ") " : "";
-      PointAt p = rowPoint(region, u, border, past, in);
+      std::string past = clamp ? "r + " + std::to_string(u) + " < " + std::to_string(h) : "";
+      PointAt p = rowPoint(region, u, border, past);
       for (int id : ids) p.value[id] = value(id, u);
       at.push_back(p);
     }
@@ -300,29 +323,34 @@ class FusedWriter : public FusedStages {
       std::string hr = J + " / " + WH,
                   hc = (hl ? HK + " < " + std::to_string(hl) + " ? " + HK + " : " : std::string()) + HK + " + " +
                        std::to_string(tx);
-      t += in + "const int " + J + " = formac_min_i(formac_tid + " + off + ", " + std::to_string(haloPoints - 1) +
-           ");\n" + in + "const int " + HK + " = " + J + " % " + WH + ";\n";
+      t.push_back(decl("int", J, "formac_min_i(formac_tid + " + off + ", " + std::to_string(haloPoints - 1) + ")"));
+      t.push_back(decl("int", HK, J + " % " + WH));
       std::string owned = "formac_tid + " + off + " < " + std::to_string(haloPoints);
       if (border) {
-        t += in + "const int formac_rhr" + K + " = " + hr + ", formac_rhc" + K + " = " + hc + ";\n" + in +
-             "const int " + HR + " = " + inRect("formac_rhr" + K, true) + ", " + HC + " = " +
-             inRect("formac_rhc" + K, false) + ";\n";
+        t.push_back(decl("int", "formac_rhr" + K, hr));
+        t.push_back(decl("int", "formac_rhc" + K, hc));
+        t.push_back(decl("int", HR, inRect("formac_rhr" + K, true)));
+        t.push_back(decl("int", HC, inRect("formac_rhc" + K, false)));
         owned += " && " + HR + " == formac_rhr" + K + " && " + HC + " == formac_rhc" + K;
       } else {
-        t += in + "const int " + HR + " = " + hr + ", " + HC + " = " + hc + ";\n";
+        t.push_back(decl("int", HR, hr));
+        t.push_back(decl("int", HC, hc));
       }
-      PointAt p{in + "  const I q0 = " + r0(region) + " + " + HR + ", q1 = " + c0(region) + " + " + HC + ";\n", HR,
-                HC, {}, "", "if (" + owned + ") "};
+      PointAt p{{decl("I", "q0", r0(region) + " + " + HR), decl("I", "q1", c0(region) + " + " + HC)}, HR, HC, {}, "",
+                owned};
       for (int id : ids) p.value[id] = haloValue(id, k);
       at.push_back(p);
     }
-    return t + valueDeclarations(at, in) + points(ids, at, in, true) + storePoints(ids, at, store, in) + "    }\n";
+    append(t, valueDeclarations(at));
+    append(t, points(ids, at, true));
+    append(t, storePoints(ids, at, store));
+    return block(std::move(t));
   }
 
   // Border blocks: the rect of the region, as rows and columns of it (from
   // the exact boxes of the stages `ids`); an empty rect is made rows h..h-1.
-  std::string rect(int region, const std::vector<int>& ids) const {
-    std::string t;
+  std::vector<Stmt> rect(int region, const std::vector<int>& ids) const {
+    std::vector<Stmt> t;
     const char* names[2][2] = {{"formac_ra", "formac_rb"}, {"formac_ca", "formac_cb"}};
     for (size_t d = 0; d < 2; ++d) {
       std::string lo, hi, origin = d == 0 ? r0(region) : c0(region), n = std::to_string(d == 0 ? H(region) : W(region));
@@ -330,13 +358,17 @@ class FusedWriter : public FusedStages {
         lo = lo.empty() ? box(id, "ulo", d) : "formac_maxll(" + lo + ", " + box(id, "ulo", d) + ")";
         hi = hi.empty() ? box(id, "uhi", d) : "formac_minll(" + hi + ", " + box(id, "uhi", d) + ")";
       }
-      t += "    int " + std::string(names[d][0]) + " = (int)formac_minll(formac_maxll(" + lo + " - " + origin + ", 0), " +
-           n + "), " + names[d][1] + " = (int)formac_maxll(formac_minll(" + hi + " - " + origin + ", " + n +
-           " - 1), -1);\n";
+      t.push_back(decl("int", names[d][0], "(int)formac_minll(formac_maxll(" + lo + " - " + origin + ", 0), " + n + ")", false));
+      t.push_back(decl("int", names[d][1], "(int)formac_maxll(formac_minll(" + hi + " - " + origin + ", " + n + " - 1), -1)",
+                       false));
     }
-    return t + "    if (formac_ra > formac_rb || formac_ca > formac_cb) formac_ra = " + std::to_string(H(region)) +
-           ", formac_rb = " + std::to_string(H(region) - 1) + ", formac_ca = 0, formac_cb = " +
-           std::to_string(W(region) - 1) + ";\n";
+    t.push_back(ifThen("formac_ra > formac_rb || formac_ca > formac_cb", emptyRect(region)));
+    return t;
+  }
+  // The rect as rows H..H-1 (empty) and every column: the frame is the region.
+  std::vector<Stmt> emptyRect(int region) const {
+    return {assign("formac_ra", std::to_string(H(region))), assign("formac_rb", std::to_string(H(region) - 1)),
+            assign("formac_ca", "0"), assign("formac_cb", std::to_string(W(region) - 1))};
   }
 
   // Border blocks: the points of the region outside the rect (its frame:
@@ -344,101 +376,115 @@ class FusedWriter : public FusedStages {
   // thread and pass, tested against the boxes. Kept simple (its registers
   // count for the whole kernel: a border path computing 4 rows per thread
   // measured slower).
-  std::string frameLoop(int region, const std::vector<int>& ids, const Store& store) const {
+  std::vector<Stmt> frameLoop(int region, const std::vector<int>& ids, const Store& store) const {
     int h = H(region), w = W(region);
     std::string W = std::to_string(w);
-    std::string t =
-        "    const int formac_inner = formac_rb - formac_ra + 1, formac_mid = formac_ca + " + std::to_string(w - 1) +
-        " - formac_cb;\n    const int formac_top = formac_ra * " + W +
-        ", formac_side = formac_inner * formac_mid;\n    const int formac_frame = " + std::to_string(h * w) +
-        " - formac_inner * (formac_cb - formac_ca + 1);\n    for (int i = formac_tid; i < formac_frame; i += " +
-        std::to_string(kCudaThreads) + ") {\n      int r, c;\n      if (i < formac_top) {\n        r = i / " + W +
-        ", c = i % " + W +
-        ";\n      } else if (i < formac_top + formac_side) {\n        const int k = (i - formac_top) % formac_mid;\n"
-        "        r = formac_ra + (i - formac_top) / formac_mid, c = k < formac_ca ? k : formac_cb + 1 + k - formac_ca;\n"
-        "      } else {\n        r = formac_rb + 1 + (i - formac_top - formac_side) / " + W +
-        ", c = (i - formac_top - formac_side) % " + W + ";\n      }\n";
-    return t + checkedRegionPoint(region, ids, store, "      ") + "    }\n";
+    std::vector<Stmt> t = {
+        decl("int", "formac_inner", "formac_rb - formac_ra + 1"),
+        decl("int", "formac_mid", "formac_ca + " + std::to_string(w - 1) + " - formac_cb"),
+        decl("int", "formac_top", "formac_ra * " + W), decl("int", "formac_side", "formac_inner * formac_mid"),
+        decl("int", "formac_frame", std::to_string(h * w) + " - formac_inner * (formac_cb - formac_ca + 1)")};
+    std::vector<Stmt> point = {
+        declOnly("int", "r"), declOnly("int", "c"),
+        ifThen("i < formac_top", {assign("r", "i / " + W), assign("c", "i % " + W)},
+               {ifThen("i < formac_top + formac_side",
+                       {decl("int", "k", "(i - formac_top) % formac_mid"),
+                        assign("r", "formac_ra + (i - formac_top) / formac_mid"),
+                        assign("c", "k < formac_ca ? k : formac_cb + 1 + k - formac_ca")},
+                       {assign("r", "formac_rb + 1 + (i - formac_top - formac_side) / " + W),
+                        assign("c", "(i - formac_top - formac_side) % " + W)})})};
+    append(point, checkedRegionPoint(region, ids, store));
+    t.push_back(forLoop("int i = formac_tid", "i < formac_frame", "i += " + std::to_string(kCudaThreads), std::move(point)));
+    return t;
   }
 
   // Point (r, c) of the region, every stage of `ids` computed with checks and
   // stored (the frame of border blocks).
-  std::string checkedRegionPoint(int region, const std::vector<int>& ids, const Store& store,
-                                 const std::string& ind) const {
-    std::string t = ind + "const I q0 = " + r0(region) + " + r;\n" + ind + "const I q1 = " + c0(region) + " + c;\n";
-    for (int id : ids)
-      t += ind + "{\n" + pointValue(id, true, ind + "  ") + ind + "  " + store(id, "r", "c", "v") + "\n" + ind + "}\n";
+  std::vector<Stmt> checkedRegionPoint(int region, const std::vector<int>& ids, const Store& store) const {
+    std::vector<Stmt> t = {decl("I", "q0", r0(region) + " + r"), decl("I", "q1", c0(region) + " + c")};
+    for (int id : ids) {
+      std::vector<Stmt> one = pointValue(id, true);
+      one.push_back(store(id, "r", "c", "v"));
+      t.push_back(block(std::move(one)));
+    }
     return t;
   }
 
   // A region's code: in interior blocks one pass or the sweep
   // (FusionGroup::onePass); in border blocks the rect computed check-free
-  // by the same code clamped to it, then the checked frame. `first`: a
-  // branch taken before those ("if (...) {...} else ").
-  std::string regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge,
-                         const std::string& first = "") const {
-    std::string interior = g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false);
-    if (g_.compact)  // the frame is the whole region: no copy of the interior code
-      return "  " + first + "if (formac_interior) {\n" + interior + "  } else {\n    int formac_ra = " +
-             std::to_string(H(region)) + ", formac_rb = " + std::to_string(H(region) - 1) +
-             ", formac_ca = 0, formac_cb = " + std::to_string(W(region) - 1) + ";\n" + frameLoop(region, ids, edge) +
-             "  }\n";
-    return "  " + first + "if (formac_interior) {\n" + interior + "  } else {\n" + rect(region, ids) +
-           "    if (formac_ra <= formac_rb) {\n" +
-           indentLines(g_.onePass ? onePassCode(region, ids, inner, true) : sweepLoop(region, ids, inner, true), "  ") +
-           "    }\n" + frameLoop(region, ids, edge) + "  }\n";
+  // by the same code clamped to it, then the checked frame.
+  Stmt regionCode(int region, const std::vector<int>& ids, const Store& inner, const Store& edge) const {
+    Stmt interior = g_.onePass ? onePassCode(region, ids, inner, false) : sweepLoop(region, ids, inner, false);
+    std::vector<Stmt> border;
+    if (g_.compact) {  // the frame is the whole region: no copy of the interior code
+      border = {declOnly("int", "formac_ra"), declOnly("int", "formac_rb"), declOnly("int", "formac_ca"),
+                declOnly("int", "formac_cb")};
+      append(border, emptyRect(region));
+    } else {
+      border = rect(region, ids);
+      border.push_back(ifThen("formac_ra <= formac_rb", {g_.onePass ? onePassCode(region, ids, inner, true)
+                                                                    : sweepLoop(region, ids, inner, true)}));
+    }
+    append(border, frameLoop(region, ids, edge));
+    return ifThen("formac_interior", {interior}, std::move(border));
   }
 
-  std::string batchCode(size_t b) const {
+  std::vector<Stmt> batchCode(size_t b) const {
     const std::vector<int>& ids = L_.batches()[b];
     int region = ids[0];
     std::string names;
     for (int id : ids) names += (names.empty() ? "" : ", ") + name(id);
     Store store = [&](int id, const std::string& row, const std::string& col, const std::string& v) {
-      return "tile_" + name(id) + "[" + row + " * " + std::to_string(W(id)) + " + " + col + "] = " + v + ";";
+      return assign("tile_" + name(id) + "[" + row + " * " + std::to_string(W(id)) + " + " + col + "]", v);
     };
-    std::string t = "  /* " + names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
-                    std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" +
-                    std::to_string(halo(region, 1, false)) + "..t1+" + std::to_string(TX() - 1 + halo(region, 1, true)) +
-                    " */\n";
+    std::vector<Stmt> t = {comment(names + ": rows t0-" + std::to_string(halo(region, 0, false)) + "..t0+" +
+                                   std::to_string(TY() - 1 + halo(region, 0, true)) + ", columns t1-" +
+                                   std::to_string(halo(region, 1, false)) + "..t1+" +
+                                   std::to_string(TX() - 1 + halo(region, 1, true)))};
     std::vector<const Staged*> staged;
     for (const Staged& s : L_.staged())
       if (s.batch == b) staged.push_back(&s);
-    if (staged.empty()) return t + regionCode(region, ids, store, store);
+    if (staged.empty()) {
+      t.push_back(regionCode(region, ids, store, store));
+      return t;
+    }
     std::string flag = "formac_staged" + std::to_string(b);
-    t += "  const bool " + flag + " = " + staging_.condition(staged) + ";\n";
-    staged_ = staged;
+    t.push_back(decl("bool", flag, staging_.condition(staged)));
     // The sweep with the staged inputs' bounds; without them only where a
     // bound chose a form (else the two are the same code).
+    staged_ = staged;
     bounded_ = true;
     boundedFormUsed_ = false;
-    std::string scaled = sweepLoop(region, ids, store, false);
+    Stmt scaled = sweepLoop(region, ids, store, false);
     bounded_ = false;
-    std::string plain = boundedFormUsed_ ? sweepLoop(region, ids, store, false) : scaled;
+    Stmt plain = boundedFormUsed_ ? sweepLoop(region, ids, store, false) : scaled;
     staged_.clear();
-    std::string sweep = "    __syncthreads();\n" + plain;
-    if (boundedFormUsed_)
-      sweep = "    /* Below 2^100, 2^k * x is exact: s + 2^k * x is then one fma (ExprContext::boundedRead). */\n" +
-              staging_.wide(staged) + "    if (__syncthreads_or(formac_wide) == 0) {\n" + indentLines(scaled, "  ") +
-              "    } else {\n" + indentLines(plain, "  ") + "    }\n";
-    std::string first = "if (" + flag + ") {\n" + staging_.copies(staged) + sweep + "  } else ";
-    return t + regionCode(region, ids, store, store, first);
+    std::vector<Stmt> sweep = staging_.copies(staged);
+    if (boundedFormUsed_) {
+      sweep.push_back(comment("Below 2^100, 2^k * x is exact: s + 2^k * x is then one fma (ExprContext::boundedRead)."));
+      append(sweep, staging_.wide(staged));
+      sweep.push_back(ifThen("__syncthreads_or(formac_wide) == 0", {scaled}, {plain}));
+    } else {
+      sweep.push_back(eval("__syncthreads()"));
+      sweep.push_back(plain);
+    }
+    t.push_back(ifThen(flag, std::move(sweep), {regionCode(region, ids, store, store)}));
+    return t;
   }
 
   // The sink: every point of the tile, 0 outside its valid box (border tiles
   // may reach past the image: those points are not stored).
-  std::string sinkCode() const {
-    int sink = g_.sink;
-    std::string out = name(sink);
+  Stmt sinkCode() const {
+    std::string out = name(g_.sink);
     Store inner = [&](int, const std::string&, const std::string&, const std::string& v) {
-      return out + "[q0 * cols + q1] = " + v + ";";
+      return assign(out + "[q0 * cols + q1]", v);
     };
     Store edge = [&](int, const std::string&, const std::string&, const std::string& v) {
-      return "if (q0 < rows && q1 < cols) " + out + "[q0 * cols + q1] = " + v + ";";
+      return ifThen("q0 < rows && q1 < cols", {assign(out + "[q0 * cols + q1]", v)});
     };
-    return "  /* " + out + ": every point of the tile (0 outside its valid box) */\n  const I rows = " +
-           extent(sink, 0) + ", cols = " + extent(sink, 1) + ";\n" +
-           regionCode(sink, {sink}, inner, edge);
+    return seq({comment(out + ": every point of the tile (0 outside its valid box)"),
+                decl("I", "rows", extent(g_.sink, 0)), decl("I", "cols", extent(g_.sink, 1)),
+                regionCode(g_.sink, {g_.sink}, inner, edge)});
   }
 
   // ---------------------------------------------- a histogram of the sink
@@ -448,46 +494,50 @@ class FusedWriter : public FusedStages {
   // host first). Every point of the sink's extent is computed exactly once.
   const ir::Stage& counted() const { return stage(g_.epilogue); }
   HistogramCounting counting() const { return histogramCounting(counted(), r_.kernelName); }
-  std::string countsZeroed() const {
-    if (g_.epilogue < 0) return "";
+  std::vector<Stmt> countsZeroed() const {
     long long bins = counted().reduction.bins;
     int copies = histogramCopies(bins);
-    if (!copies) return "";
-    std::string n = std::to_string(copies * bins);
-    return std::string(L_.sharedBytes() ? "" : "  extern __shared__ __align__(16) unsigned char formac_smem[];\n") +
-           "  /* " + counted().name + " = " + counted().origin + ": counted in shared memory, " +
-           (copies == 32 ? "a copy per lane, bin b of lane j at [b * 32 + j]" : copies > 1 ? "a copy per warp" : "one copy") +
-           " */\n"
-           "  unsigned* const formac_counted = reinterpret_cast<unsigned*>(formac_smem + " +
-           std::to_string(countsOffset(L_.sharedBytes())) + ");\n"
-           "  for (int formac_i = formac_tid; formac_i < " + n + "; formac_i += " + std::to_string(kCudaThreads) +
-           ") formac_counted[formac_i] = 0u;\n"
-           "  __syncthreads();\n";
+    if (!copies) return {};
+    std::vector<Stmt> t;
+    if (!L_.sharedBytes()) t.push_back(sharedMemory());
+    t.push_back(comment(counted().name + " = " + counted().origin + ": counted in shared memory, " +
+                        (copies == 32 ? "a copy per lane, bin b of lane j at [b * 32 + j]"
+                         : copies > 1 ? "a copy per warp"
+                                      : "one copy")));
+    t.push_back(decl("unsigned* const", "formac_counted",
+                     "reinterpret_cast<unsigned*>(formac_smem + " + std::to_string(countsOffset(L_.sharedBytes())) + ")",
+                     false));
+    t.push_back(forLoop("int formac_i = formac_tid", "formac_i < " + std::to_string(copies * bins),
+                        "formac_i += " + std::to_string(kCudaThreads), {assign("formac_counted[formac_i]", "0u")}));
+    t.push_back(eval("__syncthreads()"));
+    return t;
   }
   // The kernel's body when it counts its sink: the block takes tiles in turn
   // (its counts are added into the result once, after its last tile: one
   // block a tile would make 256 global atomics on the same bins a tile, which
   // the L2 serialises), blocks a 1-D grid of at most 8 a multiprocessor.
-  std::string countingBody() const {
-    std::string tile = "  const I t0 = formac_t / formac_tiles1 * " + std::to_string(TY()) + ";\n"
-                       "  const I t1 = formac_t % formac_tiles1 * " + std::to_string(TX()) + ";\n" +
-                       boxes() + interiorFlag("  ") + lambdas();
-    for (size_t b = 0; b < L_.batches().size(); ++b) tile += batchCode(b) + "  __syncthreads();\n";
-    tile += countedSinkCode() + "  __syncthreads();  /* the tiles are free for the next tile */\n";
-    return "  const int formac_tid = threadIdx.y * 32 + threadIdx.x;\n" + tiles() + countsZeroed() +
-           "  const I formac_tiles1 = ((I)(" + extent(g_.sink, 1) + ") + " + std::to_string(TX() - 1) + ") / " +
-           std::to_string(TX()) + ";\n"
-           "  const I formac_tiles = ((I)(" + extent(g_.sink, 0) + ") + " + std::to_string(TY() - 1) + ") / " +
-           std::to_string(TY()) + " * formac_tiles1;\n"
-           "  for (I formac_t = (I)blockIdx.x; formac_t < formac_tiles; formac_t += (I)gridDim.x) {\n" +
-           indentLines(tile, "  ") + "  }\n" + countsAdded();
-  }
-  std::string countsAdded() const {
+  std::vector<Stmt> countingBody() const {
+    std::vector<Stmt> tile = {decl("I", "t0", "formac_t / formac_tiles1 * " + std::to_string(TY())),
+                              decl("I", "t1", "formac_t % formac_tiles1 * " + std::to_string(TX()))};
+    append(tile, tileCode());
+    tile.push_back(countedSinkCode());
+    tile.push_back(comment("The tiles are free for the next tile."));
+    tile.push_back(eval("__syncthreads()"));
+    std::vector<Stmt> t = {decl("int", "formac_tid", "threadIdx.y * 32 + threadIdx.x")};
+    append(t, tiles());
+    append(t, countsZeroed());
+    t.push_back(decl("I", "formac_tiles1", "((I)(" + extent(g_.sink, 1) + ") + " + std::to_string(TX() - 1) + ") / " +
+                                               std::to_string(TX())));
+    t.push_back(decl("I", "formac_tiles", "((I)(" + extent(g_.sink, 0) + ") + " + std::to_string(TY() - 1) + ") / " +
+                                              std::to_string(TY()) + " * formac_tiles1"));
+    t.push_back(forLoop("I formac_t = (I)blockIdx.x", "formac_t < formac_tiles", "formac_t += (I)gridDim.x", std::move(tile)));
     long long bins = counted().reduction.bins;
-    if (!histogramCopies(bins)) return "";
-    return histogramCountsAdded(bins, "formac_counted", "formac_counts", "formac_tid", std::to_string(kCudaThreads));
+    if (histogramCopies(bins))
+      t.push_back(text(histogramCountsAdded(bins, "formac_counted", "formac_counts", "formac_tid",
+                                            std::to_string(kCudaThreads))));
+    return t;
   }
-  std::string countedSinkCode() const {
+  Stmt countedSinkCode() const {
     int sink = g_.sink;
     long long bins = counted().reduction.bins;
     int copies = histogramCopies(bins);
@@ -499,17 +549,18 @@ class FusedWriter : public FusedStages {
                                     : "formac_counted + (formac_tid / 32 % " + std::to_string(copies) + ") * " + B +
                                           " + formac_b, 1u";
     auto count = [&](const std::string& v) {
-      return "{ const " + cType(stage(sink).type) + " formac_x = " + v + "; const int formac_b = " + c.bin + "; " +
-             (c.every ? "" : "if (formac_b >= 0) ") + "atomicAdd(" + at + "); }";
+      Stmt add = eval("atomicAdd(" + at + ")");
+      return block({decl(cType(stage(sink).type), "formac_x", v), decl("int", "formac_b", c.bin),
+                    c.every ? add : ifThen("formac_b >= 0", {add})});
     };
     Store inner = [&](int, const std::string&, const std::string&, const std::string& v) { return count(v); };
     Store edge = [&](int, const std::string&, const std::string&, const std::string& v) {
-      return "if (q0 < rows && q1 < cols) " + count(v);
+      return ifThen("q0 < rows && q1 < cols", {count(v)});
     };
-    std::string t = "  /* " + name(sink) + ": every point of the tile (0 outside its valid box), counted into " +
-                    counted().name + ", never stored */\n  const I rows = " + extent(sink, 0) + ", cols = " +
-                    extent(sink, 1) + ";\n" + regionCode(sink, {sink}, inner, edge);
-    return t;
+    return seq({comment(name(sink) + ": every point of the tile (0 outside its valid box), counted into " +
+                        counted().name + ", never stored"),
+                decl("I", "rows", extent(sink, 0)), decl("I", "cols", extent(sink, 1)),
+                regionCode(sink, {sink}, inner, edge)});
   }
 
   const GroupLayout L_;
@@ -534,29 +585,6 @@ long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g) 
   long long bins = p.stages[static_cast<size_t>(g.epilogue)].reduction.bins;
   int copies = histogramCopies(bins);
   return copies ? countsOffset(tiles) + 4 * bins * copies : tiles;
-}
-
-std::string asyncCopyHelpers() {
-  return "/* A 16-byte copy from global to shared memory that does not wait (cp.async, sm_80 on),\n"
-         "   and the wait for this thread's copies; the block then synchronises. */\n"
-         "static __device__ __forceinline__ void formac_copy16(void* dst, const void* src) {\n"
-         "#if __CUDA_ARCH__ >= 800\n"
-         "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\"\n"
-         "               :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src) : \"memory\");\n"
-         "#else\n"
-         "  *reinterpret_cast<int4*>(dst) = *reinterpret_cast<const int4*>(src);\n"
-         "#endif\n"
-         "}\n"
-         "static __device__ __forceinline__ void formac_copy_wait() {\n"
-         "#if __CUDA_ARCH__ >= 800\n"
-         "  asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
-         "#endif\n"
-         "}\n"
-         "/* The largest magnitude in 16 copied bytes (NaN ignored). */\n"
-         "static __device__ __forceinline__ float formac_max_abs16(const float4 v) {\n"
-         "  return fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));\n"
-         "}\n"
-         "static __device__ __forceinline__ double formac_max_abs16(const double2 v) { return fmax(fabs(v.x), fabs(v.y)); }\n";
 }
 
 }  // namespace formac::codegen

@@ -47,8 +47,4 @@ std::string fusedKernelSource(const FusedKernelRequest& r);
 // Dynamic shared memory of the group's kernel, in bytes (tiles 16-byte aligned).
 long long fusedSharedBytes(const ir::Pipeline& p, const passes::FusionGroup& g);
 
-// Device helpers of staged inputs: a 16-byte copy from global to shared
-// memory (cp.async from sm_80, a plain copy before) and the wait for them.
-std::string asyncCopyHelpers();
-
 }  // namespace formac::codegen

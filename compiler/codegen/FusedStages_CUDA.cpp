@@ -67,28 +67,39 @@ void FusedStages::placeBox(int id, size_t d) {
   boxes_[{id, d}] = b;
 }
 
-std::string FusedStages::boxes() const {
-  auto pair = [&](int id, size_t d, const char* lo, const char* hi, const IndexBound& a, const IndexBound& b) {
-    return "  const I " + box(id, lo, d) + " = (I)(" + printLower(a) + "), " + box(id, hi, d) + " = (I)(" +
-           printUpper(b) + ");\n";
+Stmt FusedStages::kernelFunction(std::vector<Stmt> body) const {
+  Stmt k = codegen::function("__global__", "void", r_.kernelName, r_.params, std::move(body), n_.param);
+  k.templateParams = "typename I, int formac_blocks = 0";
+  k.attributes = "__launch_bounds__(" + std::to_string(kCudaThreads) + ", formac_blocks)";
+  return seq({comment("formac_blocks: the resident blocks per SM asked of ptxas (0: its choice)"), k});
+}
+
+Stmt FusedStages::sharedMemory() {
+  return declOnly("extern __shared__ __align__(16) unsigned char", "formac_smem[]");
+}
+
+std::vector<Stmt> FusedStages::boxes() const {
+  auto pair = [&](std::vector<Stmt>& t, int id, size_t d, const char* lo, const char* hi, const IndexBound& a,
+                  const IndexBound& b) {
+    t.push_back(decl("I", box(id, lo, d), "(I)(" + printLower(a) + ")"));
+    t.push_back(decl("I", box(id, hi, d), "(I)(" + printUpper(b) + ")"));
   };
-  std::string t = "  /* Where each stage is computed, and where its reads need no boundary check. */\n";
+  std::vector<Stmt> t = {comment("Where each stage is computed, and where its reads need no boundary check.")};
   for (int id : ids_)
     for (size_t d = 0; d < rank(); ++d) {
       const Box& b = boxOf(id, d);
-      t += pair(id, d, "lo", "hi", b.lo, b.hi);
-      if (hasModes(id)) t += pair(id, d, "flo", "fhi", b.flo, b.fhi);
+      pair(t, id, d, "lo", "hi", b.lo, b.hi);
+      if (hasModes(id)) pair(t, id, d, "flo", "fhi", b.flo, b.fhi);
     }
-  t += "  /* Where each stage's check-free code is exact: inside its boxes, reading inlined members inside theirs. */\n";
+  t.push_back(comment("Where each stage's check-free code is exact: inside its boxes, reading inlined members inside theirs."));
   for (int id : ids_)
-    for (size_t d = 0; d < rank(); ++d) t += pair(id, d, "ulo", "uhi", boxOf(id, d).ulo, boxOf(id, d).uhi);
+    for (size_t d = 0; d < rank(); ++d) pair(t, id, d, "ulo", "uhi", boxOf(id, d).ulo, boxOf(id, d).uhi);
   return t;
 }
 
-std::string FusedStages::interiorFlag(const std::string& ind) const {
+std::vector<Stmt> FusedStages::interiorFlag() const {
   // (t - h) >= ulo and (t - h) + n - 1 <= uhi for every stage's region.
-  std::string t = ind + "/* Interior block: every region lies inside its stage's exact box; no point needs a test. */\n" +
-                  ind + "const bool formac_interior =";
+  std::string cond;
   for (size_t d = 0; d < rank(); ++d) {
     IndexBound lows, highs;
     for (int id : ids_) {
@@ -97,10 +108,11 @@ std::string FusedStages::interiorFlag(const std::string& ind) const {
       highs.add(boxOf(id, d).uhi.shifted(h - (n - 1)));
     }
     std::string q = "t" + std::to_string(d);
-    t += std::string(d ? " &&" : "") + "\n" + ind + "    " + q + " >= (I)(" + printLower(lows) + ") && " + q +
-         " <= (I)(" + printUpper(highs) + ")";
+    cond += std::string(d ? " && " : "") + q + " >= (I)(" + printLower(lows) + ") && " + q + " <= (I)(" +
+            printUpper(highs) + ")";
   }
-  return t + ";\n";
+  return {comment("Interior block: every region lies inside its stage's exact box; no point needs a test."),
+          decl("bool", "formac_interior", cond)};
 }
 
 std::string FusedStages::regionOrigin(int id, size_t d) const {
@@ -149,9 +161,9 @@ LoopNestOptions FusedStages::options(int id, bool checked) const {
   return lo;
 }
 
-std::string FusedStages::pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
-                                   const std::string& ind, Preloads* pre, const std::string& prefix,
-                                   const std::map<int, std::string>& here) const {
+std::vector<Stmt> FusedStages::pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
+                                         Preloads* pre, const std::string& prefix,
+                                         const std::map<int, std::string>& here) const {
   LoopNestOptions lo = options(id, checkedAccess);
   lo.resultVariable = result;
   auto loaded = [this, &here](int pid) { return !inlined(pid) && !here.count(pid); };
@@ -166,7 +178,7 @@ std::string FusedStages::pointBody(int id, bool checkedAccess, bool checkedBody,
     lo.preloadAssignments = &pre->assignments;
   }
   std::map<std::string, std::string> seen;
-  std::string decls;
+  std::vector<Stmt> t;
   lo.access = [&](int pid, const std::vector<std::string>& idx) -> std::string {
     auto computed = here.find(pid);
     if (computed != here.end()) return computed->second;
@@ -175,55 +187,65 @@ std::string FusedStages::pointBody(int id, bool checkedAccess, bool checkedBody,
     auto it = seen.find(call);
     if (it != seen.end()) return it->second;
     std::string var = "formac_r" + std::to_string(seen.size()) + "_" + name(pid);
-    decls += ind + "const " + cType(stage(pid).type) + " " + var + " = " + call + ";\n";
+    t.push_back(decl(cType(stage(pid).type), var, call));
     return seen[call] = var;
   };
-  std::string body = emitPointBody(lo, checkedBody, ind);
-  return decls + body;
+  std::vector<Stmt> body = codegen::pointBody(lo, checkedBody);
+  for (Stmt& st : body) t.push_back(std::move(st));
+  return t;
 }
 
-std::string FusedStages::checkedPoint(int id, const std::string& result, const std::string& ind) const {
-  if (!hasModes(id)) return pointBody(id, true, false, result, ind);
-  return ind + "if (" + fastCondition(rank()) + ") {\n" + pointBody(id, true, false, result, ind + "  ") + ind +
-         "} else {\n" + pointBody(id, true, true, result, ind + "  ") + ind + "}\n";
+std::vector<Stmt> FusedStages::checkedPoint(int id, const std::string& result) const {
+  if (!hasModes(id)) return pointBody(id, true, false, result);
+  return {ifThen(fastCondition(rank()), pointBody(id, true, false, result), pointBody(id, true, true, result))};
 }
 
-std::string FusedStages::aliases(int id, const std::string& ind) const {
-  std::string boxes, fast;
+std::vector<Stmt> FusedStages::aliases(int id) const {
+  std::vector<Stmt> t;
   for (size_t d = 0; d < rank(); ++d) {
-    std::string D = std::to_string(d), sep = d ? ", " : "";
-    boxes += sep + "lo" + D + " = " + box(id, "lo", d) + ", hi" + D + " = " + box(id, "hi", d);
-    fast += sep + "fast_lo" + D + " = " + box(id, "flo", d) + ", fast_hi" + D + " = " + box(id, "fhi", d);
+    std::string D = std::to_string(d);
+    t.push_back(decl("I", "lo" + D, box(id, "lo", d)));
+    t.push_back(decl("I", "hi" + D, box(id, "hi", d)));
   }
-  std::string t = ind + "const I " + boxes + ";\n";
-  if (hasModes(id)) t += ind + "const I " + fast + ";\n";
+  for (size_t d = 0; d < rank() && hasModes(id); ++d) {
+    std::string D = std::to_string(d);
+    t.push_back(decl("I", "fast_lo" + D, box(id, "flo", d)));
+    t.push_back(decl("I", "fast_hi" + D, box(id, "fhi", d)));
+  }
   return t;  // pointValue reads every lo and hi
 }
 
-std::string FusedStages::pointValue(int id, bool checked, const std::string& ind) const {
-  std::string t = checked ? aliases(id, ind) : "";
-  t += ind + cType(stage(id).type) + " v = {};\n";
-  if (!checked) return t + pointBody(id, false, false, "v", ind);
+std::vector<Stmt> FusedStages::pointValue(int id, bool checked) const {
+  std::vector<Stmt> t = checked ? aliases(id) : std::vector<Stmt>();
+  t.push_back(decl(cType(stage(id).type), "v", "{}", false));
+  auto append = [&](std::vector<Stmt> more) {
+    for (Stmt& st : more) t.push_back(std::move(st));
+    return t;
+  };
+  if (!checked) return append(pointBody(id, false, false, "v"));
   // A periodic group's member is computed at every position of its region.
-  if (g_.periodic && id != g_.sink) return t + checkedPoint(id, "v", ind);
+  if (g_.periodic && id != g_.sink) return append(checkedPoint(id, "v"));
   std::string inBox;
   for (size_t d = 0; d < rank(); ++d) {
     std::string D = std::to_string(d);
     inBox += std::string(d ? " && " : "") + "q" + D + " >= lo" + D + " && q" + D + " <= hi" + D;
   }
-  return t + ind + "if (" + inBox + ") {\n" + checkedPoint(id, "v", ind + "  ") + ind + "}\n";
+  t.push_back(ifThen(inBox, checkedPoint(id, "v")));
+  return t;
 }
 
-std::string FusedStages::lambdas() const {
-  std::string t, point;
-  for (size_t d = 0; d < rank(); ++d) point += std::string(d ? ", " : "") + "const I q" + std::to_string(d);
+std::vector<Stmt> FusedStages::lambdas() const {
+  std::vector<Stmt> t;
+  std::vector<Param> point;
+  for (size_t d = 0; d < rank(); ++d) point.push_back(Param{"I", "q" + std::to_string(d), false, true});
   for (const auto& m : g_.members) {
     if (!m.inlined) continue;
-    std::string T = cType(stage(m.stage).type);
-    t += "  /* " + name(m.stage) + ": recomputed where it is read */\n";
-    for (bool checked : {false, true})
-      t += "  auto " + function(m.stage, checked) + " = [&](" + point + ") -> " + T + " {\n" +
-           pointValue(m.stage, checked, "    ") + "    return v;\n  };\n";
+    t.push_back(comment(name(m.stage) + ": recomputed where it is read"));
+    for (bool checked : {false, true}) {
+      std::vector<Stmt> body = pointValue(m.stage, checked);
+      body.push_back(eval("return v"));
+      t.push_back(lambda(function(m.stage, checked), point, cType(stage(m.stage).type), std::move(body)));
+    }
   }
   return t;
 }
@@ -240,13 +262,6 @@ std::map<int, std::pair<int, int>> FusedStages::inlinedReads(int id, size_t d) c
       it->second = {std::min(it->second.first, o), std::max(it->second.second, o)};
   });
   return out;
-}
-
-std::string FusedStages::indentLines(const std::string& text, const std::string& ind) {
-  std::string t;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) t += ind + line + "\n";
-  return t;
 }
 
 }  // namespace formac::codegen

@@ -70,29 +70,28 @@ class FusedStages : public GroupMembers {
 
   // Loads of several points placed before their arithmetic (LoopNestOptions::preload).
   struct Preloads {
-    std::string declarations, assignments;
+    std::vector<Stmt> declarations, assignments;
   };
-  // The statements of one point of stage `id` (emitPointBody), with every
-  // read of an inlined member bound first to a local: each is computed once
-  // per point however often the body reads it. With `pre`, its loads go
+  // The statements of one point of stage `id` (codegen::pointBody), with
+  // every read of an inlined member bound first to a local: each is computed
+  // once per point however often the body reads it. With `pre`, its loads go
   // there instead (named from `prefix`). `here`: members already computed
   // at this point (their variables), read from those.
-  std::string pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
-                        const std::string& ind, Preloads* pre = nullptr, const std::string& prefix = "",
-                        const std::map<int, std::string>& here = {}) const;
+  std::vector<Stmt> pointBody(int id, bool checkedAccess, bool checkedBody, const std::string& result,
+                              Preloads* pre = nullptr, const std::string& prefix = "",
+                              const std::map<int, std::string>& here = {}) const;
   // Checked code: check-free statements where the stage's boundary-mode
   // reads are in range (fast_lo..fast_hi), resolved ones elsewhere.
-  std::string checkedPoint(int id, const std::string& result, const std::string& ind) const;
+  std::vector<Stmt> checkedPoint(int id, const std::string& result) const;
   // The box of stage `id` under the names the point code uses.
-  std::string aliases(int id, const std::string& ind) const;
+  std::vector<Stmt> aliases(int id) const;
   // The value `v` of stage `id` at (q0, q1, ...): checked (0 outside the
   // stage's box, boundary modes resolved) or check-free.
-  std::string pointValue(int id, bool checked, const std::string& ind) const;
+  std::vector<Stmt> pointValue(int id, bool checked) const;
   // Inlined members as functions of the point, check-free and checked.
-  std::string lambdas() const;
+  std::vector<Stmt> lambdas() const;
   // Per inlined member that stage `id` reads: the least and greatest offset along d.
   std::map<int, std::pair<int, int>> inlinedReads(int id, size_t d) const;
-  static std::string indentLines(const std::string& text, const std::string& ind);
 
   // A stage's boxes along d: where it is computed (lo..hi, its valid box:
   // every stage of a group is a whole stencil), where its boundary-mode
@@ -102,12 +101,17 @@ class FusedStages : public GroupMembers {
     IndexBound lo, hi, flo, fhi, ulo, uhi;
   };
   const Box& boxOf(int id, size_t d) const { return boxes_.at({id, d}); }
+  // The kernel (r_.kernelName, r_.params) around `body`, its resident
+  // blocks per SM a template parameter.
+  Stmt kernelFunction(std::vector<Stmt> body) const;
+  // The declaration of the kernel's dynamic shared memory, formac_smem.
+  static Stmt sharedMemory();
   // The boxes of every stage as constants formac_lo0_NAME ... (box()).
-  std::string boxes() const;
+  std::vector<Stmt> boxes() const;
   // formac_interior: whether every stage's region (from tD - haloLo, span
   // points) lies inside its exact box, folded into one least and one
-  // greatest tD per dimension; `ind` indents it.
-  std::string interiorFlag(const std::string& ind) const;
+  // greatest tD per dimension.
+  std::vector<Stmt> interiorFlag() const;
 
   const FusedKernelRequest& r_;
   const Names& n_;

@@ -10,6 +10,7 @@
 
 #include "codegen/FusedLayout_CUDA.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 
 namespace formac::codegen {
 
@@ -28,11 +29,11 @@ class StagedCopies {
   // Interior blocks whose staged inputs are 16-byte aligned (rows too) and
   // whose copies lie inside the images: the condition, and the copies.
   std::string condition(const std::vector<const Staged*>& staged) const;
-  std::string copies(const std::vector<const Staged*>& staged) const;
+  std::vector<Stmt> copies(const std::vector<const Staged*>& staged) const;
   // Whether wide() checks the magnitude of `s`'s values (floating types).
   bool checksBound(const Staged& s) const;
   // Sets formac_wide where some staged value reaches 2^100 in magnitude.
-  std::string wide(const std::vector<const Staged*>& staged) const;
+  std::vector<Stmt> wide(const std::vector<const Staged*>& staged) const;
 
  private:
   struct CopyPlan {
@@ -43,8 +44,7 @@ class StagedCopies {
   std::string copyRow(const Staged& s) const;
   std::string copyCol(const Staged& s) const;
   std::string copyRowAt(const Staged& s, size_t k, const CopyPlan& c) const;
-  std::string copyRounds(const Staged& s, const CopyPlan& c, const std::string& in,
-                         const std::function<std::string(size_t, const std::string&)>& line) const;
+  Stmt copyRounds(const Staged& s, const CopyPlan& c, const std::function<Stmt(size_t)>& line) const;
   const std::string& name(int id) const { return n_.stage[static_cast<size_t>(id)]; }
   const ir::Stage& stage(int id) const { return p_.stages[static_cast<size_t>(id)]; }
   std::string extent(int id, size_t d) const { return ir::printSize(stage(id).extent[d], n_.param); }
@@ -52,5 +52,9 @@ class StagedCopies {
   const ir::Pipeline& p_;
   const Names& n_;
 };
+
+// Device helpers of staged inputs: a 16-byte copy from global to shared
+// memory (cp.async from sm_80, a plain copy before) and the wait for them.
+std::string asyncCopyHelpers();
 
 }  // namespace formac::codegen

@@ -321,7 +321,6 @@ std::vector<Stmt> invariantLets(const LoopNestOptions& o) {
 std::vector<Stmt> pointBody(const LoopNestOptions& o, bool checked) {
   const ir::Pipeline& p = *o.pipeline;
   const ir::Stage& s = *o.stage;
-  const StmtPrinter& printer = printerFor(o.cuda);
   int preloads = 0;
   ir::Piece pc = preparedPiece(o, &preloads);
   std::vector<bool> invariant = pointFreeLets(pc.body);
@@ -350,8 +349,8 @@ std::vector<Stmt> pointBody(const LoopNestOptions& o, bool checked) {
                    (invariant[i] == (o.invariantLets == PointLets::OnlyInvariant));
     if (static_cast<int>(i) < preloads) {
       if (o.invariantLets != PointLets::OnlyInvariant) {  // a preloaded read belongs to the point
-        o.preloadDeclarations->append(printer.print(declOnly(cType(l.type), name)));
-        o.preloadAssignments->append(printer.print(assign(name, printCExpr(*l.value, ctx))));
+        o.preloadDeclarations->push_back(declOnly(cType(l.type), name));
+        o.preloadAssignments->push_back(assign(name, printCExpr(*l.value, ctx)));
       }
     } else if (printed) {
       t.push_back(decl(cType(l.type), name, printCExpr(*l.value, ctx)));

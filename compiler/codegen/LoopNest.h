@@ -76,8 +76,8 @@ struct LoopNestOptions {
   // rounded division branches, and nvcc does not move loads across it).
   std::function<bool(int producer)> preload;
   std::string preloadPrefix;
-  std::string* preloadDeclarations = nullptr;
-  std::string* preloadAssignments = nullptr;
+  std::vector<Stmt>* preloadDeclarations = nullptr;
+  std::vector<Stmt>* preloadAssignments = nullptr;
   PointLets invariantLets = PointLets::All;
   // What deciding whether reads may leave their producers keeps (see
   // ReadOutsideCache). Copies share it; a generator shares one among all its

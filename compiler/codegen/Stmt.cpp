@@ -20,6 +20,8 @@ Stmt block(std::vector<Stmt> body, const std::string& braceComment) {
 }
 
 Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst) {
+  // `const T*` would make the pointee const: a pointer's type says where const goes.
+  if (isConst && !type.empty() && type.back() == '*') throw InternalError("a const pointer declaration of " + name);
   Stmt s;
   s.kind = Stmt::Decl;
   s.type = type;
@@ -104,6 +106,12 @@ Stmt function(const std::string& qualifiers, const std::string& returns, const s
   return s;
 }
 
+Stmt lambda(const std::string& name, std::vector<Param> params, const std::string& returns, std::vector<Stmt> body) {
+  Stmt s = function("", returns, name, std::move(params), std::move(body));
+  s.kind = Stmt::Lambda;
+  return s;
+}
+
 std::string StmtPrinter::print(const Stmt& s, const std::string& indent) const {
   std::string out;
   printTo(out, s, indent);
@@ -157,15 +165,26 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       for (const Stmt& b : s.body) printTo(out, b, inner);
       out += in + "}\n";
       return;
-    case Stmt::If:
+    case Stmt::If: {  // an else holding one if prints as `else if`
+      const Stmt* branch = &s;
       out += in + "if (" + s.cond + ") {\n";
-      for (const Stmt& b : s.body) printTo(out, b, inner);
-      if (!s.orElse.empty()) {
-        out += in + "} else {\n";
-        for (const Stmt& b : s.orElse) printTo(out, b, inner);
+      for (;;) {
+        for (const Stmt& b : branch->body) printTo(out, b, inner);
+        const std::vector<Stmt>& orElse = branch->orElse;
+        if (orElse.size() == 1 && orElse[0].kind == Stmt::If) {
+          branch = &orElse[0];
+          out += in + "} else if (" + branch->cond + ") {\n";
+          continue;
+        }
+        if (!orElse.empty()) {
+          out += in + "} else {\n";
+          for (const Stmt& b : orElse) printTo(out, b, inner);
+        }
+        break;
       }
       out += in + "}\n";
       return;
+    }
     case Stmt::Comment: {  // lines after the first under the first's text
       std::string lines = s.text;
       for (size_t at = lines.find('\n'); at != std::string::npos; at = lines.find('\n', at + 1))
@@ -184,6 +203,12 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
              (s.attributes.empty() ? "" : s.attributes + " ") + s.name + "(" + params(s.params) + ") {\n" + unusedParameters(s.quietIfUnused, body, inner) + body + in + "}\n";
       return;
     }
+    case Stmt::Lambda:
+      if (!lambdas()) throw InternalError("a lambda in C code");
+      out += in + "auto " + s.name + " = [&](" + params(s.params) + ") -> " + s.returns + " {\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      out += in + "};\n";
+      return;
   }
 }
 

@@ -35,6 +35,7 @@ struct Stmt {
     Comment,   // /* text */, each line of text after the first under the first
     Text,      // text as it is, indented already (a generator's not yet on the tree)
     Function,  // a function: see `function`
+    Lambda,    // auto name = [&](params) -> returns { body };  (C++: the CUDA printer's)
   } kind = Seq;
   std::string type, name, value;  // Decl; Assign (name = value)
   bool isConst = false;           // Decl
@@ -55,6 +56,8 @@ struct Stmt {
 
 Stmt seq(std::vector<Stmt> body);
 Stmt block(std::vector<Stmt> body, const std::string& braceComment = "");
+// `const type name = value;` (isConst: not for a pointer type ending in `*`,
+// whose own const is written in `type`, `float* const`).
 Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst = true);
 // `type name;`, assigned later.
 Stmt declOnly(const std::string& type, const std::string& name);
@@ -69,6 +72,8 @@ Stmt comment(const std::string& text);
 Stmt text(const std::string& lines);
 Stmt function(const std::string& qualifiers, const std::string& returns, const std::string& name,
               std::vector<Param> params, std::vector<Stmt> body, std::vector<std::string> quietIfUnused = {});
+
+Stmt lambda(const std::string& name, std::vector<Param> params, const std::string& returns, std::vector<Stmt> body);
 
 // Prints statements, each line at `indent` plus two spaces a level of nesting.
 class StmtPrinter {
@@ -86,6 +91,8 @@ class StmtPrinter {
   virtual std::string parallelLoop(const Stmt& loop) const = 0;
   // The line before a loop to unroll, at `indent`.
   virtual std::string unrollPragma(const std::string& indent) const = 0;
+  // Whether the dialect has lambdas (C++).
+  virtual bool lambdas() const = 0;
 
  private:
   void printTo(std::string& out, const Stmt& s, const std::string& indent) const;
@@ -97,6 +104,7 @@ class CPrinter : public StmtPrinter {
   std::string restrictQualifier() const override;
   std::string parallelLoop(const Stmt& loop) const override;
   std::string unrollPragma(const std::string& indent) const override;
+  bool lambdas() const override { return false; }
 };
 
 // CUDA C++: __restrict__; threads are the launch's, so no parallel loops.
@@ -105,6 +113,7 @@ class CudaPrinter : public StmtPrinter {
   std::string restrictQualifier() const override;
   std::string parallelLoop(const Stmt& loop) const override;
   std::string unrollPragma(const std::string& indent) const override;
+  bool lambdas() const override { return true; }
 };
 
 // The printer of a dialect: `cuda` picks CudaPrinter.
