@@ -247,7 +247,7 @@ std::string argument(const SchedulePrinter& p, const HostArg& a) {
   return "";
 }
 
-std::string launch(const SchedulePrinter& p, const HostStep& s, const std::string& in) {
+Stmt launch(const SchedulePrinter& p, const HostStep& s) {
   const HostKernel& k = p.schedule->kernels.at(static_cast<size_t>(s.kernel));
   // (unsigned)(x), or dim3(x, y, z) where y or z is not 1.
   auto dims = [&](const HostExpr* d) {
@@ -260,44 +260,45 @@ std::string launch(const SchedulePrinter& p, const HostStep& s, const std::strin
   std::string args;
   for (const auto& a : s.args) args += (args.empty() ? "" : ", ") + argument(p, a);
   std::string config = "<<<" + dims(s.grid) + ", " + dims(s.block) + ", " + std::to_string(k.sharedBytes) + ", stream>>>(" +
-                       args + ");\n";
-  std::string t = in;
-  for (int b : k.tightBlocks)
-    t += "if (int_index && ws->formac_tight_" + k.name + " == " + std::to_string(b) + ") " + k.name + "<int, " +
-         std::to_string(b) + ">" + config + in + "else ";
-  t += k.templated ? "if (int_index) " + k.name + "<int>" + config + in + "else " + k.name + "<long long>" + config
-                   : k.name + config;
-  return t + in + "FORMAC_CUDA_CHECK(cudaGetLastError(), return 1);\n";
+                       args + ")";
+  // The tight forms first, then the int form, else the long long one.
+  Stmt call = k.templated ? ifThen("int_index", {eval(k.name + "<int>" + config)}, {eval(k.name + "<long long>" + config)})
+                          : eval(k.name + config);
+  for (size_t b = k.tightBlocks.size(); b-- > 0;) {
+    std::string B = std::to_string(k.tightBlocks[b]);
+    call = ifThen("int_index && ws->formac_tight_" + k.name + " == " + B, {eval(k.name + "<int, " + B + ">" + config)},
+                  {call});
+  }
+  return seq({call, eval("FORMAC_CUDA_CHECK(cudaGetLastError(), return 1)")});
 }
 
-std::string step(const SchedulePrinter& p, const HostStep& s, const std::string& in) {
+Stmt step(const SchedulePrinter& p, const HostStep& s) {
   auto name = [&] { return p.schedule->values.at(static_cast<size_t>(s.value)); };
-  auto nested = [&](const std::vector<HostStep>& body) { return printSteps(p, body, in + "  "); };
   switch (s.kind) {
-    case HostStep::Var:
-      return in + (s.constant ? "const long long " : "long long ") + name() + " = " + top(p, s.expr) + ";\n";
-    case HostStep::Assign: return in + name() + " = " + top(p, s.expr) + ";\n";
-    case HostStep::If:
-      return in + "if (" + top(p, s.expr) + ") {\n" + nested(s.body) +
-             (s.orElse.empty() ? in + "}\n" : in + "} else {\n" + nested(s.orElse) + in + "}\n");
-    case HostStep::While: return in + "while (" + top(p, s.expr) + ") {\n" + nested(s.body) + in + "}\n";
-    case HostStep::Block:
-      return in + "{" + (s.comment.empty() ? "" : " /* " + s.comment + " */") + "\n" + nested(s.body) + in + "}\n";
-    case HostStep::Launch: return launch(p, s, in);
+    case HostStep::Var: return decl("long long", name(), top(p, s.expr), s.constant);
+    case HostStep::Assign: return assign(name(), top(p, s.expr));
+    case HostStep::If: return ifThen(top(p, s.expr), scheduleStatements(p, s.body), scheduleStatements(p, s.orElse));
+    case HostStep::While: return whileLoop(top(p, s.expr), scheduleStatements(p, s.body));
+    case HostStep::Block: return block(scheduleStatements(p, s.body), s.comment);
+    case HostStep::Launch: return launch(p, s);
     case HostStep::Memset:
-      return in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + pointer(p, s.args.at(0)) + ", 0, (size_t)(" +
-             top(p, s.bytes) + "), stream), return 1);\n";
-    case HostStep::Loop: return p.loop(s.value);
+      return eval("FORMAC_CUDA_CHECK(cudaMemsetAsync(" + pointer(p, s.args.at(0)) + ", 0, (size_t)(" + top(p, s.bytes) +
+                  "), stream), return 1)");
+    case HostStep::Loop: return text(p.loop(s.value));
   }
-  return "";
+  return seq({});
 }
 
 }  // namespace
 
-std::string printSteps(const SchedulePrinter& p, const std::vector<HostStep>& steps, const std::string& in) {
-  std::string t;
-  for (const auto& s : steps) t += step(p, s, in);
+std::vector<Stmt> scheduleStatements(const SchedulePrinter& p, const std::vector<HostStep>& steps) {
+  std::vector<Stmt> t;
+  for (const auto& s : steps) t.push_back(step(p, s));
   return t;
+}
+
+std::string printSteps(const SchedulePrinter& p, const std::vector<HostStep>& steps, const std::string& in) {
+  return printerFor(true).print(scheduleStatements(p, steps), in);
 }
 
 }  // namespace formac::codegen

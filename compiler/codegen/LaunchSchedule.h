@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/Stmt.h"
 #include "ir/Size.h"
 
 namespace formac::codegen {
@@ -145,8 +146,10 @@ struct SchedulePrinter {
   std::function<std::string(int)> loop;            // a Loop step's host code (Loop_CUDA.h)
 };
 std::string printHostExpr(const SchedulePrinter& p, const HostExpr& e);
-// The steps at indentation `in` (each launch: `int_index` picks the form; a
-// failure returns 1).
+// The steps as statements (each launch: `int_index` picks the form; a
+// failure returns 1), and printed at indentation `in`. A Loop step's text
+// (SchedulePrinter::loop) is spliced in as it is.
+std::vector<Stmt> scheduleStatements(const SchedulePrinter& p, const std::vector<HostStep>& steps);
 std::string printSteps(const SchedulePrinter& p, const std::vector<HostStep>& steps, const std::string& in);
 
 }  // namespace formac::codegen
