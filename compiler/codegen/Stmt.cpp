@@ -5,6 +5,15 @@
 
 namespace formac::codegen {
 
+Stmts::Stmts(std::vector<Stmt> list) {
+  if (!list.empty()) list_ = std::make_shared<const std::vector<Stmt>>(std::move(list));
+}
+
+const std::vector<Stmt>& Stmts::list() const {
+  static const std::vector<Stmt> none;
+  return list_ ? *list_ : none;
+}
+
 Stmt seq(std::vector<Stmt> body) {
   Stmt s;
   s.kind = Stmt::Seq;
@@ -170,7 +179,7 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       out += in + "if (" + s.cond + ") {\n";
       for (;;) {
         for (const Stmt& b : branch->body) printTo(out, b, inner);
-        const std::vector<Stmt>& orElse = branch->orElse;
+        const Stmts& orElse = branch->orElse;
         if (orElse.size() == 1 && orElse[0].kind == Stmt::If) {
           branch = &orElse[0];
           out += in + "} else if (" + branch->cond + ") {\n";

@@ -9,10 +9,30 @@
 // grows as they move onto it (issue 25).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace formac::codegen {
+
+struct Stmt;
+
+// The statements nested in a statement: built once, then shared by the
+// copies of it (a subtree placed in a larger one is not copied again).
+class Stmts {
+ public:
+  Stmts() = default;
+  Stmts(std::vector<Stmt> list);  // NOLINT: a list of statements is their nesting
+  const std::vector<Stmt>& list() const;
+  std::vector<Stmt>::const_iterator begin() const { return list().begin(); }
+  std::vector<Stmt>::const_iterator end() const { return list().end(); }
+  size_t size() const { return list().size(); }
+  bool empty() const { return size() == 0; }
+  const Stmt& operator[](size_t i) const { return list()[i]; }
+
+ private:
+  std::shared_ptr<const std::vector<Stmt>> list_;
+};
 
 // A function parameter: `[const ]type[* restrict] name`.
 struct Param {
@@ -45,7 +65,7 @@ struct Stmt {
   std::string parallel;
   bool unroll = false;  // For: the loop is to be unrolled (a CUDA `#pragma unroll`)
   std::string text;  // Comment, Text
-  std::vector<Stmt> body, orElse;
+  Stmts body, orElse;
   // Function: `[template <templateParams>] qualifiers returns attributes
   // name(params) { body }`; the parameters in `quietIfUnused` the body does
   // not read get a `(void)name;` line first.
