@@ -291,10 +291,8 @@ class CGen {
     f.names = &n_;
     f.openmp = openmp_;
     f.name = stageFunctionName(s);
-    std::vector<Param> params;
     std::string args;
-    stageSignature(s, params, args, "");
-    f.parameters = printerFor(false).params(params);
+    stageSignature(s, f.params, args, "");
     return f;
   }
   std::string reduceFunction(const ir::Stage& s) {

@@ -7,6 +7,7 @@
 #include "codegen/ExprPrinter.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Prelude.h"
+#include "codegen/Stmt.h"
 
 namespace formac::codegen {
 namespace {
@@ -28,16 +29,17 @@ std::string integerLimit(ScalarKind k, bool highest) {
 // sum) and combines the chunks' partials.
 struct Accumulation {
   std::string partialType;
-  std::string init;      // statements starting a chunk
-  std::string add;       // statement adding formac_v
-  std::string finish;    // the chunk's partial, an expression
-  std::string combine;   // statements leaving the value of partials[0..n) in formac_r
-  bool lanes = false;    // a floating sum: formac_lane[32]
+  std::vector<Stmt> init;     // statements starting a chunk
+  std::vector<Stmt> add;      // statements adding formac_v
+  std::string finish;         // the chunk's partial, an expression
+  std::vector<Stmt> combine;  // statements leaving the value of partials[0..n) in formac_r
+  bool lanes = false;         // a floating sum: formac_lane[32]
   // An 8-bit histogram: formac_v's bin (an expression), for runs taken 4
   // points at a time, point j into sub-histogram j.
   std::string bin8;
-  // A histogram: statements starting a thread's work, ending each chunk, ending the thread's work.
-  std::string threadInit, chunkEnd, threadEnd;
+  // A histogram: statements starting a thread's work, ending each chunk, ending the thread's work,
+  // ending the function.
+  std::vector<Stmt> threadInit, chunkEnd, threadEnd, functionEnd;
 };
 
 // 8-bit histograms of up to this many bins count into 4 sub-histograms a thread.
@@ -70,29 +72,29 @@ Accumulation accumulation(const ir::Stage& s) {
   ScalarKind elem = s.reduction.input.body.result->type.scalar;
   std::string T = scalarCType(elem), lanes = str(ir::kSumLanes);
   Accumulation a;
-  auto fold = [&](const std::string& init, const std::string& step) {
-    return "  " + a.partialType + " formac_r = " + init + ";\n  long long formac_i;\n"
-           "  for (formac_i = 0; formac_i < formac_chunks; ++formac_i) " + step + "\n";
+  auto fold = [&](const std::string& init, Stmt step) {
+    return std::vector<Stmt>{decl(a.partialType, "formac_r", init, false), declOnly("long long", "formac_i"),
+                             forLoop("formac_i = 0", "formac_i < formac_chunks", "++formac_i", {std::move(step)})};
   };
   switch (s.reduction.op) {
     case ReduceOp::Sum:
       if (isFloating(elem)) {
         a.partialType = "double";
         a.lanes = true;
-        a.init = "double formac_lane[" + lanes + "];\nint formac_j;\n"
-                 "for (formac_j = 0; formac_j < " + lanes + "; ++formac_j) formac_lane[formac_j] = 0.0;\n";
-        a.add = "formac_lane[formac_k & " + str(ir::kSumLanes - 1) + "] += (double)formac_v;\n";
+        a.init = {declOnly("double", "formac_lane[" + lanes + "]"), declOnly("int", "formac_j"),
+                  forLoop("formac_j = 0", "formac_j < " + lanes, "++formac_j", {assign("formac_lane[formac_j]", "0.0")})};
+        a.add = {eval("formac_lane[formac_k & " + str(ir::kSumLanes - 1) + "] += (double)formac_v")};
         a.finish = "formac_lane_sum(formac_lane)";
-        a.combine = "  double formac_r = formac_sum_d(formac_p, formac_chunks);\n";
+        a.combine = {decl("double", "formac_r", "formac_sum_d(formac_p, formac_chunks)", false)};
       } else {
         a.partialType = "unsigned long long";
         // A chunk of 2048 values of 16 bits or fewer sums within an int
         // (2048 * 65535 < 2^31): the loop then adds without widening each value.
         bool narrow = elem == ScalarKind::Int8 || elem == ScalarKind::Int16 || elem == ScalarKind::Uint16;
-        a.init = narrow ? "int formac_acc = 0;\n" : "unsigned long long formac_acc = 0;\n";
-        a.add = narrow ? "formac_acc += formac_v;\n" : "formac_acc += (unsigned long long)formac_v;\n";
+        a.init = {decl(narrow ? "int" : "unsigned long long", "formac_acc", "0", false)};
+        a.add = {eval(narrow ? "formac_acc += formac_v" : "formac_acc += (unsigned long long)formac_v")};
         a.finish = narrow ? "(unsigned long long)(long long)formac_acc" : "formac_acc";
-        a.combine = fold("0", "formac_r += formac_p[formac_i];");
+        a.combine = fold("0", eval("formac_r += formac_p[formac_i]"));
       }
       break;
     case ReduceOp::Min:
@@ -113,20 +115,21 @@ Accumulation accumulation(const ir::Stage& s) {
                               : (isMax ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL");
         std::string mag = f32 ? "0x7fffffff" : "0x7fffffffffffffffLL", inf = f32 ? "0x7f800000" : "0x7ff0000000000000LL";
         std::string shift = f32 ? "31" : "63";
-        a.init = K + " formac_acc = " + lim + ";\n";
-        a.add = "{\n  " + K + " formac_b;\n  memcpy(&formac_b, &formac_v, " + bytes + ");\n"
-                "  const " + K + " formac_nan = -(" + K + ")((formac_b & " + mag + ") > " + inf + ");\n"
-                "  const " + K + " formac_key = ((formac_b ^ ((formac_b >> " + shift + ") & " + mag +
-                ")) & ~formac_nan) | (" + lim + " & formac_nan);\n"
-                "  formac_acc = formac_key" + (isMax ? " > " : " < ") + "formac_acc ? formac_key : formac_acc;\n}\n";
+        a.init = {decl(K, "formac_acc", lim, false)};
+        a.add = {block({declOnly(K, "formac_b"), eval("memcpy(&formac_b, &formac_v, " + bytes + ")"),
+                        decl(K, "formac_nan", "-(" + K + ")((formac_b & " + mag + ") > " + inf + ")"),
+                        decl(K, "formac_key", "((formac_b ^ ((formac_b >> " + shift + ") & " + mag + ")) & ~formac_nan) | (" +
+                                                  lim + " & formac_nan)"),
+                        assign("formac_acc", std::string("formac_key") + (isMax ? " > " : " < ") +
+                                                 "formac_acc ? formac_key : formac_acc")})};
         a.finish = "formac_acc == " + lim + " ? NAN : formac_unkey_" + suf + "(formac_acc)";
         a.combine = fold(std::string("formac_chunks == 0 ? ") + (isMax ? "-INFINITY" : "INFINITY") + " : NAN",
-                         "formac_r = " + fn + "(formac_r, formac_p[formac_i]);");
+                         assign("formac_r", fn + "(formac_r, formac_p[formac_i])"));
       } else {
         std::string identity = integerLimit(elem, !isMax), cmp = isMax ? " > " : " < ";
-        a.init = T + " formac_acc = " + identity + ";\n";
-        a.add = "formac_acc = formac_v" + cmp + "formac_acc ? formac_v : formac_acc;\n";
-        a.combine = fold(identity, "if (formac_p[formac_i]" + cmp + "formac_r) formac_r = formac_p[formac_i];");
+        a.init = {decl(T, "formac_acc", identity, false)};
+        a.add = {assign("formac_acc", "formac_v" + cmp + "formac_acc ? formac_v : formac_acc")};
+        a.combine = fold(identity, ifThen("formac_p[formac_i]" + cmp + "formac_r", {assign("formac_r", "formac_p[formac_i]")}));
       }
       if (!isFloating(elem)) a.finish = "formac_acc";
       break;
@@ -137,7 +140,7 @@ Accumulation accumulation(const ir::Stage& s) {
       const ir::Reduction& r = s.reduction;
       std::string lo = doubleLiteral(r.lo), hi = doubleLiteral(r.hi), bins = str(r.bins);
       auto binOf = [&](const std::string& x) {
-        return "const double formac_b = floor((" + x + " - " + lo + ") * " + bins + ".0 / (" + hi + " - " + lo + "));\n";
+        return decl("double", "formac_b", "floor((" + x + " - " + lo + ") * " + bins + ".0 / (" + hi + " - " + lo + "))");
       };
       auto counted = [&](const std::string& x) {
         return x + " >= " + lo + " && " + x + " < " + hi + " && formac_b >= 0.0 && formac_b < " + bins + ".0";
@@ -156,35 +159,34 @@ Accumulation accumulation(const ir::Stage& s) {
         const bool shifted = binsAreAShift(r, &shift);
         const std::string bin = !shifted ? "formac_lut[formac_v]" : shift ? "formac_v + " + str(shift) : "formac_v";
         if (!shifted)
-          a.init = "int formac_lut[256];\nint formac_i;\n"
-                   "for (formac_i = 0; formac_i < 256; ++formac_i) {\n"
-                   "  const double formac_x = (double)formac_i;\n  " + binOf("formac_x") +
-                   "  formac_lut[formac_i] = " + counted("formac_x") + " ? (int)formac_b : " + bins + ";\n}\n";
-        a.threadInit = "unsigned formac_h4[4][" + bins + " + 1];\nlong long formac_since = 0;\n"
-                       "memset(formac_h4, 0, sizeof formac_h4);\n";
-        a.add = "++formac_h4[formac_k & 3][" + bin + "];\n";
+          a.init = {declOnly("int", "formac_lut[256]"), declOnly("int", "formac_i"),
+                    forLoop("formac_i = 0", "formac_i < 256", "++formac_i",
+                            {decl("double", "formac_x", "(double)formac_i"), binOf("formac_x"),
+                             assign("formac_lut[formac_i]", counted("formac_x") + " ? (int)formac_b : " + bins)})};
+        a.threadInit = {declOnly("unsigned", "formac_h4[4][" + bins + " + 1]"), decl("long long", "formac_since", "0", false),
+                        eval("memset(formac_h4, 0, sizeof formac_h4)")};
+        a.add = {eval("++formac_h4[formac_k & 3][" + bin + "]")};
         a.bin8 = bin;
-        a.chunkEnd = "if (++formac_since == 1048576) {\n"
-                     "  formac_hist_flush(formac_h, &formac_h4[0][0], " + bins + ");\n  formac_since = 0;\n}\n";
-        a.threadEnd = "formac_hist_flush(formac_h, &formac_h4[0][0], " + bins + ");\n";
+        const Stmt flush = eval("formac_hist_flush(formac_h, &formac_h4[0][0], " + bins + ")");
+        a.chunkEnd = {ifThen("++formac_since == 1048576", {flush, assign("formac_since", "0")})};
+        a.threadEnd = {flush};
       } else if (small) {
         long long vlo, vhi;
         integerRange(elem, &vlo, &vhi);
         std::string n = str(vhi - vlo + 1), base = str(-vlo);
-        a.init = "int* formac_lut = (int*)malloc(" + n + " * sizeof(int));\n"
-                 "long long formac_i;\n"
-                 "for (formac_i = 0; formac_lut && formac_i < " + n + "; ++formac_i) {\n"
-                 "  const double formac_x = (double)(formac_i - " + base + ");\n  " + binOf("formac_x") +
-                 "  formac_lut[formac_i] = " + counted("formac_x") + " ? (int)formac_b : -1;\n}\n";
-        a.add = "{\n  int formac_l;\n"
-                "  if (formac_lut) {\n    formac_l = formac_lut[(long long)formac_v + " + base + "];\n  } else {\n"
-                "    const double formac_x = (double)formac_v;\n    " + binOf("formac_x") +
-                "    formac_l = " + counted("formac_x") + " ? (int)formac_b : -1;\n  }\n"
-                "  if (formac_l >= 0) ++formac_h[formac_l];\n}\n";
-        a.finish = "free(formac_lut);\n";
+        a.init = {decl("int*", "formac_lut", "(int*)malloc(" + n + " * sizeof(int))", false), declOnly("long long", "formac_i"),
+                  forLoop("formac_i = 0", "formac_lut && formac_i < " + n, "++formac_i",
+                          {decl("double", "formac_x", "(double)(formac_i - " + base + ")"), binOf("formac_x"),
+                           assign("formac_lut[formac_i]", counted("formac_x") + " ? (int)formac_b : -1")})};
+        a.add = {block({declOnly("int", "formac_l"),
+                        ifThen("formac_lut", {assign("formac_l", "formac_lut[(long long)formac_v + " + base + "]")},
+                               {decl("double", "formac_x", "(double)formac_v"), binOf("formac_x"),
+                                assign("formac_l", counted("formac_x") + " ? (int)formac_b : -1")}),
+                        ifThen("formac_l >= 0", {eval("++formac_h[formac_l]")})})};
+        a.functionEnd = {eval("free(formac_lut)")};
       } else {
-        a.add = "{\n  const double formac_x = (double)formac_v;\n  " + binOf("formac_x") + "  if (" +
-                counted("formac_x") + ") ++formac_h[(long long)formac_b];\n}\n";
+        a.add = {block({decl("double", "formac_x", "(double)formac_v"), binOf("formac_x"),
+                        ifThen(counted("formac_x"), {eval("++formac_h[(long long)formac_b]")})})};
       }
       break;
     }
@@ -196,25 +198,29 @@ Accumulation accumulation(const ir::Stage& s) {
       a.partialType = "long long";
       // At most 2048 in a chunk: 8-bit values count in 16 bits, which a
       // vectoriser widens to once (not to 32 bits, four times as many vectors).
-      a.init = elem == ScalarKind::Int8 ? "unsigned short formac_acc = 0;\n" : "int formac_acc = 0;\n";
-      a.add = elem == ScalarKind::Int8 ? "formac_acc = (unsigned short)(formac_acc + (formac_v != 0));\n"
-                                       : "formac_acc += formac_v != 0;\n";
+      a.init = {decl(elem == ScalarKind::Int8 ? "unsigned short" : "int", "formac_acc", "0", false)};
+      a.add = {elem == ScalarKind::Int8 ? assign("formac_acc", "(unsigned short)(formac_acc + (formac_v != 0))")
+                                        : eval("formac_acc += formac_v != 0")};
       a.finish = "(long long)formac_acc";
-      a.combine = fold("0", "formac_r += formac_p[formac_i];");
+      a.combine = fold("0", eval("formac_r += formac_p[formac_i]"));
       break;
     case ReduceOp::Any:
     case ReduceOp::All: {
       bool any = s.reduction.op == ReduceOp::Any;
       a.partialType = "int";
-      a.init = std::string("int formac_acc = ") + (any ? "0" : "1") + ";\n";
-      a.add = std::string("formac_acc ") + (any ? "|" : "&") + "= formac_v != 0;\n";
+      a.init = {decl("int", "formac_acc", any ? "0" : "1", false)};
+      a.add = {eval(std::string("formac_acc ") + (any ? "|" : "&") + "= formac_v != 0")};
       a.finish = "formac_acc";
-      a.combine = fold(any ? "0" : "1", std::string("formac_r ") + (any ? "|" : "&") + "= formac_p[formac_i];");
+      a.combine = fold(any ? "0" : "1", eval(std::string("formac_r ") + (any ? "|" : "&") + "= formac_p[formac_i]"));
       break;
     }
   }
   return a;
 }
+
+// A FORMAC_PRAGMA line of OpenMP that is not one loop's: a parallel region, a
+// loop of the region's threads.
+Stmt pragma(const std::string& omp) { return text("FORMAC_PRAGMA(" + omp + ")\n"); }
 
 }  // namespace
 
@@ -282,7 +288,8 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   }
   if (outs.empty()) outs = "1";
   Accumulation a = accumulation(s);
-  std::string chunk = str(ir::kSumChunk), elem = cType(domain.type), mask = str(ir::kSumLanes - 1);
+  std::string chunk = str(ir::kSumChunk), elem = cType(domain.type), mask = str(ir::kSumLanes - 1),
+              lanes = str(ir::kSumLanes);
   // The dimension a run of points goes along: the last (whole image) or the
   // reduced one. A chunk is a sequence of runs, each within one line of it.
   int run = r.dim < 0 ? rank - 1 : r.dim;
@@ -292,30 +299,22 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   // constant 0, which gcc rejects even where the code never runs: an empty
   // domain of constant extent.)
   auto divisor = [&](int d) { return "(" + count(d) + " > 0 ? " + count(d) + " : 1)"; };
-  std::string start = "long long formac_rest = " + std::string(r.dim < 0 ? "formac_c * " + chunk : "formac_o") + ";\n";
+  std::vector<Stmt> start = {decl("long long", "formac_rest", r.dim < 0 ? "formac_c * " + chunk : "formac_o", false)};
   for (int d = rank - 1; d >= 0; --d) {
     if (d == r.dim) continue;
     bool first = d == 0 || (d == 1 && r.dim == 0);
-    start += "const long long " + q(d) + "_at = " + (first ? "formac_rest" : "formac_rest % " + divisor(d)) + ";\n";
-    if (!first) start += "formac_rest /= " + divisor(d) + ";\n";
+    start.push_back(decl("long long", q(d) + "_at", first ? "formac_rest" : "formac_rest % " + divisor(d)));
+    if (!first) start.push_back(eval("formac_rest /= " + divisor(d)));
   }
-  std::string decl = "long long";
   for (int d = 0; d < rank; ++d)
-    decl += std::string(d ? "," : "") + " " + q(d) + " = " + (d == r.dim ? "formac_c * " + chunk : q(d) + "_at");
-  start += decl + ";\n(void)formac_rest;\n";
+    start.push_back(decl("long long", q(d), d == r.dim ? "formac_c * " + chunk : q(d) + "_at", false));
+  start.push_back(eval("(void)formac_rest"));
   // After a run that ended its line (whole image): the next line.
-  std::string carry;
+  std::vector<Stmt> carry;
   if (r.dim < 0 && rank > 1) {
-    std::string pad = "  ";
-    carry = "if (" + qr + " == " + count(run) + ") {\n  " + qr + " = 0;\n";
-    for (int d = rank - 2; d > 0; --d, pad += "  ")
-      carry += pad + "if (++" + q(d) + " == " + count(d) + ") {\n" + pad + "  " + q(d) + " = 0;\n";
-    carry += pad + "++q0;\n";
-    for (int d = rank - 2; d > 0; --d) {
-      pad.resize(pad.size() - 2);
-      carry += pad + "}\n";
-    }
-    carry += "}\n";
+    Stmt next = eval("++q0");
+    for (int d = 1; d <= rank - 2; ++d) next = ifThen("++" + q(d) + " == " + count(d), {assign(q(d), "0"), next});
+    carry.push_back(ifThen(qr + " == " + count(run), {assign(qr, "0"), next}));
   }
 
   LoopNestOptions lo;
@@ -328,152 +327,161 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   // Without boundary-mode reads every point is read unchecked, and the runs
   // are loops a C compiler vectorizes; otherwise each point resolves its reads.
   bool checked = needsBorderChecks(lo);
-  std::string point = elem + " formac_v;\n" + emitPointBody(lo, checked, "");
+  const Stmt point = seq({declOnly(elem, "formac_v"), seq(pointBody(lo, checked))});
   // The loop over this call's chunks: `init` starts a chunk, `add` takes
   // formac_v (the value at lattice index q, linear index formac_k), `end`
-  // ends it.
-  const bool reads = mentions(point, qr);  // whether the point's code reads its index along the run
+  // ends it; its iterations shared among threads with the OpenMP clauses
+  // `parallel`.
+  const std::string pointText = printerFor(false).print(point);
+  const bool reads = mentions(pointText, qr);  // whether the point's code reads its index along the run
   // Along a dimension, the indices of the other dimensions that the point's
   // code does not read (a value of scalars only) stay quiet for -Wunused.
   if (carry.empty())
     for (int d = 0; d < rank; ++d)
-      if (d != run && !mentions(point, q(d))) start += "(void)" + q(d) + ";\n";
-  auto chunkLoop = [&](const std::string& init, const std::string& add, const std::string& end) {
-    std::string runs;
-    if (a.lanes && add == a.add && !checked && run == rank - 1) {
+      if (d != run && !mentions(pointText, q(d))) start.push_back(eval("(void)" + q(d)));
+  auto chunkLoop = [&](const std::vector<Stmt>& init, const std::vector<Stmt>& add, const std::vector<Stmt>& end,
+                       const std::string& parallel) {
+    std::vector<Stmt> runs;
+    // (Only the loops of `a`'s own add have lanes or sub-histograms.)
+    if (a.lanes && !checked && run == rank - 1) {
       // Lane k & 31 takes point k: whole blocks of 32 points from a k that
       // is a multiple of 32 go lane by lane in one vectorizable loop.
-      runs = "for (; " + qr + " < formac_x1 && (formac_k & " + mask + "); ++" + qr + ", ++formac_k) {\n" +
-             indent(point + add, "  ") + "}\n" +
-             "for (; " + qr + " + " + str(ir::kSumLanes) + " <= formac_x1; " + qr + " += " + str(ir::kSumLanes) +
-             ", formac_k += " + str(ir::kSumLanes) + ") {\n" +
-             (reads ? "  const long long formac_q = " + qr + ";\n" : std::string()) + "  int formac_j;\n"
-             "  for (formac_j = 0; formac_j < " + str(ir::kSumLanes) + "; ++formac_j) {\n" +
-             (reads ? "    const long long " + qr + " = formac_q + formac_j;\n" : std::string()) +
-             indent(point + "formac_lane[formac_j] += (double)formac_v;\n", "    ") + "  }\n}\n";
+      runs.push_back(forLoop("", qr + " < formac_x1 && (formac_k & " + mask + ")", "++" + qr + ", ++formac_k",
+                             {point, seq(add)}));
+      std::vector<Stmt> lane = {point, eval("formac_lane[formac_j] += (double)formac_v")};
+      if (reads) lane.insert(lane.begin(), decl("long long", qr, "formac_q + formac_j"));
+      std::vector<Stmt> block32 = {declOnly("int", "formac_j"),
+                                   forLoop("formac_j = 0", "formac_j < " + lanes, "++formac_j", std::move(lane))};
+      if (reads) block32.insert(block32.begin(), decl("long long", "formac_q", qr));
+      runs.push_back(forLoop("", qr + " + " + lanes + " <= formac_x1", qr + " += " + lanes + ", formac_k += " + lanes,
+                             std::move(block32)));
     }
-    if (!a.bin8.empty() && add == a.add && !checked && run == rank - 1) {
+    if (!a.bin8.empty() && !checked && run == rank - 1) {
       // 4 points at a time, point j into sub-histogram j: four independent
       // chains of increments with constant addresses (gcc keeps k & 3 a
       // computed index otherwise). 2.5x faster for 256 bins of 8-bit data.
-      runs = "for (; " + qr + " + 4 <= formac_x1; " + qr + " += 4, formac_k += 4) {\n" +
-             std::string(reads ? "  const long long formac_q = " + qr + ";\n" : "");
+      std::vector<Stmt> four;
+      if (reads) four.push_back(decl("long long", "formac_q", qr));
       for (int j = 0; j < 4; ++j) {
-        std::string at = reads ? "    const long long " + qr + " = formac_q + " + str(j) + ";\n" : "";
-        runs += "  {\n" + at + indent(point + "++formac_h4[" + str(j) + "][" + a.bin8 + "];\n", "    ") + "  }\n";
+        std::vector<Stmt> one = {point, eval("++formac_h4[" + str(j) + "][" + a.bin8 + "]")};
+        if (reads) one.insert(one.begin(), decl("long long", qr, "formac_q + " + str(j)));
+        four.push_back(block(std::move(one)));
       }
-      runs += "}\n";
+      runs.push_back(forLoop("", qr + " + 4 <= formac_x1", qr + " += 4, formac_k += 4", std::move(four)));
     }
     // The points left one at a time; after a loop of whole blocks, counted
     // down from their number (`for (; q < x1; ...)` there makes gcc 12 warn,
     // wrongly, of undefined behaviour at iteration 2^61 when the extent is a
     // constant multiple of 32: -Waggressive-loop-optimizations, on by default).
-    runs += runs.empty() ? "for (; " + qr + " < formac_x1; ++" + qr + ", ++formac_k) {\n"
-                         : "for (long long formac_t = formac_x1 - " + qr + "; formac_t > 0; --formac_t, ++" + qr +
-                               ", ++formac_k) {\n";
-    runs += indent(point + add, "  ") + "}\n";
-    return "for (formac_w = 0; formac_w < formac_outs * formac_chunks; ++formac_w) {\n"
-           "  const long long formac_o = formac_w / formac_per, formac_c = formac_w % formac_per;\n"
-           "  const long long formac_end = formac_len - formac_c * " + chunk + " < " + chunk +
-           " ? formac_len : formac_c * " + chunk + " + " + chunk + ";\n"
-           "  long long formac_k = formac_c * " + chunk + ";\n" +
-           indent(start + init, "  ") +
-           "  (void)formac_o;\n"
-           "  while (formac_k < formac_end) {\n"
-           "    /* A run: the chunk's points left in this line. */\n"
-           "    const long long formac_x1 = " + qr + " + (formac_end - formac_k < " + count(run) + " - " + qr +
-           " ? formac_end - formac_k : " + count(run) + " - " + qr + ");\n" +
-           indent(runs + carry, "    ") + "  }\n" + indent(end, "  ") + "}\n";
+    runs.push_back(runs.empty() ? forLoop("", qr + " < formac_x1", "++" + qr + ", ++formac_k", {point, seq(add)})
+                                : forLoop("long long formac_t = formac_x1 - " + qr, "formac_t > 0",
+                                          "--formac_t, ++" + qr + ", ++formac_k", {point, seq(add)}));
+    return forLoop(
+        "formac_w = 0", "formac_w < formac_outs * formac_chunks", "++formac_w",
+        {decl("long long", "formac_o", "formac_w / formac_per"), decl("long long", "formac_c", "formac_w % formac_per"),
+         decl("long long", "formac_end",
+              "formac_len - formac_c * " + chunk + " < " + chunk + " ? formac_len : formac_c * " + chunk + " + " + chunk),
+         decl("long long", "formac_k", "formac_c * " + chunk, false), seq(start), seq(init), eval("(void)formac_o"),
+         whileLoop("formac_k < formac_end",
+                   {comment("A run: the chunk's points left in this line."),
+                    decl("long long", "formac_x1",
+                         qr + " + (formac_end - formac_k < " + count(run) + " - " + qr + " ? formac_end - formac_k : " +
+                             count(run) + " - " + qr + ")"),
+                    seq(std::move(runs)), seq(carry)}),
+         seq(end)},
+        parallel);
   };
   // Threads only for work worth waking them for (FORMAC_PARALLEL_POINTS).
-  const std::string worth = " " + parallelIf("formac_outs * formac_len");
-  std::string parallelFor = f.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(static)" + worth + ")\n" : "";
-  std::string forEach = f.openmp ? "FORMAC_PRAGMA(omp for schedule(static))\n" : "";
+  const std::string worth = parallelIf("formac_outs * formac_len");
+  const std::string parallelFor = f.openmp ? "schedule(static) " + worth : "";
+  const Stmt region = f.openmp ? pragma("omp parallel num_threads(formac_nt) " + worth) : seq({});
+  const Stmt forEach = f.openmp ? pragma("omp for schedule(static)") : seq({});
 
   std::string out = n.stage[static_cast<size_t>(s.id)];
-  std::string head = "static void " + f.name + "(" + f.parameters + ") {\n";
-  std::string t = "  const long long formac_len = " + len + ";  /* points combined into one value */\n"
-       "  const long long formac_outs = " + outs + ";\n"
-       "  const long long formac_chunks = (formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk + ";\n"
-       "  /* The divisor below: an empty domain of constant extent has no chunk, and gcc\n"
-       "     rejects a division by a constant 0 even in a loop that never runs. */\n"
-       "  const long long formac_per = formac_chunks > 0 ? formac_chunks : 1;\n"
-       "  long long formac_w;\n";
+  std::vector<Stmt> t = {
+      comment("points combined into one value"), decl("long long", "formac_len", len),
+      decl("long long", "formac_outs", outs),
+      decl("long long", "formac_chunks", "(formac_len + " + str(ir::kSumChunk - 1) + ") / " + chunk),
+      comment("The divisor below: an empty domain of constant extent has no chunk, and gcc\n"
+              "rejects a division by a constant 0 even in a loop that never runs."),
+      decl("long long", "formac_per", "formac_chunks > 0 ? formac_chunks : 1"), declOnly("long long", "formac_w")};
   std::string k = str(r.bins);
   switch (r.op) {
     case ReduceOp::Histogram:
       // A histogram per thread, added up at the end: no contention whatever
       // the values (every value in one bin included).
-      t += "  int formac_nt = formac_max_threads();\n"
-           "  long long* formac_hs = (long long*)calloc((size_t)formac_nt * " + k + ", sizeof(long long));\n"
-           "  (void)formac_partials;\n"
-           "  if (!formac_hs) {\n    formac_nt = 1;\n    formac_hs = " + out + ";\n"
-           "    memset(" + out + ", 0, " + k + " * sizeof(long long));\n  }\n" +
-           indent(a.init, "  ") + (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt)" + worth + ")\n" : "") +
-           "  {\n    long long* formac_h = formac_hs + (size_t)formac_thread_num() * " + k + ";\n" +
-           indent(a.threadInit + forEach + chunkLoop("", a.add, a.chunkEnd) + a.threadEnd, "    ") + "  }\n"
-           "  if (formac_hs != " + out + ") {\n"
-           "    long long formac_b;\n"
-           "    for (formac_b = 0; formac_b < " + k + "; ++formac_b) {\n"
-           "      long long formac_n = 0;\n      int formac_t;\n"
-           "      for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_n += formac_hs[(size_t)formac_t * " + k +
-           " + formac_b];\n"
-           "      " + out + "[formac_b] = formac_n;\n    }\n    free(formac_hs);\n  }\n" +
-           indent(a.finish, "  ") + "}\n\n";
-      return head + unusedParameters(n.param, t) + t;
+      t.insert(t.end(),
+               {decl("int", "formac_nt", "formac_max_threads()", false),
+                decl("long long*", "formac_hs", "(long long*)calloc((size_t)formac_nt * " + k + ", sizeof(long long))", false),
+                eval("(void)formac_partials"),
+                ifThen("!formac_hs", {assign("formac_nt", "1"), assign("formac_hs", out),
+                                      eval("memset(" + out + ", 0, " + k + " * sizeof(long long))")}),
+                seq(a.init), region,
+                block({decl("long long*", "formac_h", "formac_hs + (size_t)formac_thread_num() * " + k, false),
+                       seq(a.threadInit), forEach, chunkLoop({}, a.add, a.chunkEnd, ""), seq(a.threadEnd)}),
+                ifThen("formac_hs != " + out,
+                       {declOnly("long long", "formac_b"),
+                        forLoop("formac_b = 0", "formac_b < " + k, "++formac_b",
+                                {decl("long long", "formac_n", "0", false), declOnly("int", "formac_t"),
+                                 forLoop("formac_t = 0", "formac_t < formac_nt", "++formac_t",
+                                         {eval("formac_n += formac_hs[(size_t)formac_t * " + k + " + formac_b]")}),
+                                 assign(out + "[formac_b]", "formac_n")}),
+                        eval("free(formac_hs)")}),
+                seq(a.functionEnd)});
+      break;
     case ReduceOp::Where:
       // Compaction (seed 001 §39.3): each chunk counts its points, an
       // exclusive scan of the counts gives where each chunk writes, and the
       // chunks that start below k write their indices.
-      t += "  long long formac_total = 0, formac_i;\n" + indent(parallelFor, "  ") +
-           indent(chunkLoop("long long formac_acc = 0;\n", "formac_acc += formac_v != 0;\n",
-                            "formac_partials[formac_w] = formac_acc;\n"), "  ") +
-           "  for (formac_w = 0; formac_w < formac_chunks; ++formac_w) {\n"
-           "    const long long formac_n = formac_partials[formac_w];\n"
-           "    formac_partials[formac_w] = formac_total;\n    formac_total += formac_n;\n  }\n" +
-           indent(parallelFor, "  ") +
-           indent(chunkLoop("long long formac_at = formac_partials[formac_w];\nif (formac_at >= " + k + ") continue;\n",
-                            "if (formac_v != 0 && formac_at < " + k + ") " + out + "[formac_at++] = formac_k;\n", ""),
-                  "  ") +
-           "  for (formac_i = formac_total < " + k + " ? formac_total : " + k + "; formac_i < " + k +
-           "; ++formac_i) " + out + "[formac_i] = -1;\n}\n\n";
-      return head + unusedParameters(n.param, t) + t;
+      t.insert(t.end(),
+               {decl("long long", "formac_total", "0", false), declOnly("long long", "formac_i"),
+                chunkLoop({decl("long long", "formac_acc", "0", false)}, {eval("formac_acc += formac_v != 0")},
+                          {assign("formac_partials[formac_w]", "formac_acc")}, parallelFor),
+                forLoop("formac_w = 0", "formac_w < formac_chunks", "++formac_w",
+                        {decl("long long", "formac_n", "formac_partials[formac_w]"),
+                         assign("formac_partials[formac_w]", "formac_total"), eval("formac_total += formac_n")}),
+                chunkLoop({decl("long long", "formac_at", "formac_partials[formac_w]", false),
+                           ifThen("formac_at >= " + k, {eval("continue")})},
+                          {ifThen("formac_v != 0 && formac_at < " + k, {assign(out + "[formac_at++]", "formac_k")})}, {},
+                          parallelFor),
+                forLoop("formac_i = formac_total < " + k + " ? formac_total : " + k, "formac_i < " + k, "++formac_i",
+                        {assign(out + "[formac_i]", "-1")})});
+      break;
     case ReduceOp::TopK: {
       // The k best of each thread's chunks in a heap (formac_topk_push),
       // then every thread's pushed into the first's and sorted.
       ScalarKind elem = domain.type.scalar;
       std::string key = elem == ScalarKind::Float ? "(long long)formac_key_f(formac_v)"
                         : elem == ScalarKind::Double ? "formac_key_d(formac_v)" : "(long long)formac_v";
-      std::string push = std::string(isFloating(elem) ? "if (formac_v == formac_v) " : "") +
-                         "formac_topk_push(formac_h, formac_n, " + k + ", " + key + ", formac_k);\n";
-      t += std::string("  const int formac_nt = (int)formac_partials[0];\n"
-           "  long long* formac_sizes = formac_partials + 1;\n"
-           "  long long* formac_heaps = formac_partials + 1 + formac_nt;\n"
-           "  long long formac_i, formac_m;\n  int formac_t;\n"
-           "  for (formac_t = 0; formac_t < formac_nt; ++formac_t) formac_sizes[formac_t] = 0;\n") +
-           (f.openmp ? "  FORMAC_PRAGMA(omp parallel num_threads(formac_nt)" + worth + ")\n" : "") +
-           "  {\n    long long* formac_h = formac_heaps + (size_t)formac_thread_num() * 2 * " + k + ";\n"
-           "    long long* formac_n = formac_sizes + formac_thread_num();\n" +
-           indent(forEach + chunkLoop("", push, ""), "    ") + "  }\n"
-           "  for (formac_t = 1; formac_t < formac_nt; ++formac_t)\n"
-           "    for (formac_i = 0; formac_i < formac_sizes[formac_t]; ++formac_i) {\n"
-           "      const long long* formac_e = formac_heaps + (size_t)formac_t * 2 * " + k + " + 2 * formac_i;\n"
-           "      formac_topk_push(formac_heaps, formac_sizes, " + k + ", formac_e[0], formac_e[1]);\n    }\n"
-           "  formac_m = formac_sizes[0];\n"
-           "  formac_topk_sort(formac_heaps, formac_m);\n"
-           "  for (formac_i = 0; formac_i < " + k + "; ++formac_i)\n"
-           "    " + out + "[formac_i] = formac_i < formac_m ? formac_heaps[2 * formac_i + 1] : -1;\n}\n\n";
-      return head + unusedParameters(n.param, t) + t;
+      Stmt push = eval("formac_topk_push(formac_h, formac_n, " + k + ", " + key + ", formac_k)");
+      if (isFloating(elem)) push = ifThen("formac_v == formac_v", {push});
+      t.insert(t.end(),
+               {decl("int", "formac_nt", "(int)formac_partials[0]"),
+                decl("long long*", "formac_sizes", "formac_partials + 1", false),
+                decl("long long*", "formac_heaps", "formac_partials + 1 + formac_nt", false),
+                declOnly("long long", "formac_i"), declOnly("long long", "formac_m"), declOnly("int", "formac_t"),
+                forLoop("formac_t = 0", "formac_t < formac_nt", "++formac_t", {assign("formac_sizes[formac_t]", "0")}),
+                region,
+                block({decl("long long*", "formac_h", "formac_heaps + (size_t)formac_thread_num() * 2 * " + k, false),
+                       decl("long long*", "formac_n", "formac_sizes + formac_thread_num()", false), forEach,
+                       chunkLoop({}, {push}, {}, "")}),
+                forLoop("formac_t = 1", "formac_t < formac_nt", "++formac_t",
+                        {forLoop("formac_i = 0", "formac_i < formac_sizes[formac_t]", "++formac_i",
+                                 {decl("long long*", "formac_e", "formac_heaps + (size_t)formac_t * 2 * " + k + " + 2 * formac_i"),
+                                  eval("formac_topk_push(formac_heaps, formac_sizes, " + k + ", formac_e[0], formac_e[1])")})}),
+                assign("formac_m", "formac_sizes[0]"), eval("formac_topk_sort(formac_heaps, formac_m)"),
+                forLoop("formac_i = 0", "formac_i < " + k, "++formac_i",
+                        {assign(out + "[formac_i]", "formac_i < formac_m ? formac_heaps[2 * formac_i + 1] : -1")})});
+      break;
     }
-    default: break;
+    default:
+      t.push_back(chunkLoop(a.init, a.add, {assign("formac_partials[formac_w]", a.finish)}, parallelFor));
+      t.push_back(forLoop("formac_w = 0", "formac_w < formac_outs", "++formac_w",
+                          {decl(a.partialType + "*", "formac_p", "formac_partials + formac_w * formac_chunks", false),
+                           seq(a.combine), assign(out + "[formac_w]", "(" + cType(s.type) + ")formac_r")},
+                          f.openmp ? "schedule(static) if (formac_outs > 1)" : ""));
   }
-  t += indent(parallelFor + chunkLoop(a.init, a.add, "formac_partials[formac_w] = " + a.finish + ";\n"), "  ");
-  if (f.openmp) t += "  FORMAC_PRAGMA(omp parallel for schedule(static) if (formac_outs > 1))\n";
-  t += "  for (formac_w = 0; formac_w < formac_outs; ++formac_w) {\n"
-       "    " + a.partialType + "* formac_p = formac_partials + formac_w * formac_chunks;\n" +
-       indent(a.combine, "  ") +
-       "    " + out + "[formac_w] = (" + cType(s.type) + ")formac_r;\n  }\n}\n\n";
-  return head + unusedParameters(n.param, t) + t;
+  return printerFor(false).print(function("static", "void", f.name, f.params, std::move(t), n.param)) + "\n";
 }
 
 std::string reducePrelude(const std::string& qualifier) {

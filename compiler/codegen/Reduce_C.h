@@ -5,8 +5,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -17,7 +19,7 @@ struct ReduceFunctionC {
   const Names* names = nullptr;
   bool openmp = true;
   std::string name;        // of the function
-  std::string parameters;  // its parameter list; the last before the sizes is `partials`
+  std::vector<Param> params;  // its parameters; the last before the sizes is `formac_partials`
 };
 
 // The workspace scratch a Reduce stage needs: this many elements of

@@ -6,6 +6,7 @@
 #include "codegen/LoopNest.h"
 #include "codegen/Prelude.h"
 #include "codegen/Reduce_C.h"
+#include "codegen/Stmt.h"
 
 namespace formac::codegen {
 namespace {
@@ -67,12 +68,15 @@ std::string converted(const ir::Stage& s, const std::string& x) {
 
 // Statements declaring q<from>..q<to-1> from the row-major linear index
 // `linear` over those dimensions.
-std::string decode(const std::vector<std::string>& n, int from, int to, const std::string& linear) {
-  if (from >= to) return "";
-  std::string t = "long long formac_rest = " + linear + ";\n";
-  for (int d = to - 1; d > from; --d)
-    t += q(d) + " = formac_rest % " + n[static_cast<size_t>(d)] + ";\nformac_rest /= " + n[static_cast<size_t>(d)] + ";\n";
-  return "{\n" + indent(t + q(from) + " = formac_rest;\n", "  ") + "}\n";
+std::vector<Stmt> decode(const std::vector<std::string>& n, int from, int to, const std::string& linear) {
+  if (from >= to) return {};
+  std::vector<Stmt> t = {decl("long long", "formac_rest", linear, false)};
+  for (int d = to - 1; d > from; --d) {
+    t.push_back(assign(q(d), "formac_rest % " + n[static_cast<size_t>(d)]));
+    t.push_back(eval("formac_rest /= " + n[static_cast<size_t>(d)]));
+  }
+  t.push_back(assign(q(from), "formac_rest"));
+  return {block(std::move(t))};
 }
 
 std::string product(const std::vector<std::string>& n, int from, int to) {
@@ -86,6 +90,13 @@ struct Pass {
   bool fromBody;  // the first pass evaluates the input piece; later ones read formac_acc
   bool toOutput;  // the last pass writes the stage's type
 };
+
+// for (i = from; i < end; ++i) { body }, its iterations shared among threads
+// with the OpenMP clauses `parallel` when not empty.
+Stmt upTo(const std::string& i, const std::string& from, const std::string& end, std::vector<Stmt> body,
+          const std::string& parallel = "") {
+  return forLoop(i + " = " + from, i + " < " + end, "++" + i, std::move(body), parallel);
+}
 
 class ScanPrinter {
  public:
@@ -104,51 +115,51 @@ class ScanPrinter {
     checked_ = needsBorderChecks(lo_);
   }
 
-  std::string function() {
-    std::string head = "static void " + f_.name + "(" + f_.parameters + ") {\n", t;
+  std::string emit() {
+    std::vector<Stmt> t;
     for (int d = 0; d < rank_; ++d)
-      t += "  const long long " + n_[static_cast<size_t>(d)] + " = (long long)(" +
-           ir::printSize(s_.extent[static_cast<size_t>(d)], f_.names->param) + ");\n";
+      t.push_back(decl("long long", n_[static_cast<size_t>(d)],
+                       "(long long)(" + ir::printSize(s_.extent[static_cast<size_t>(d)], f_.names->param) + ")"));
     bool scratch = needsAccumulator(s_);
     std::string accType = scratch ? A_ : cType(s_.type);
-    t += std::string("  /* The sums between passes: ") +
-         (scratch ? "scratch, converted at the end" : "in the output itself") + ". */\n"
-         "  " + accType + "* const formac_acc = " + (scratch ? "formac_scratch" : out_) + ";\n  (void)formac_acc;\n"
-         "  (void)formac_scratch;  /* unused by strided passes into the output */\n";
+    t.push_back(comment(std::string("The sums between passes: ") +
+                        (scratch ? "scratch, converted at the end" : "in the output itself") + "."));
+    t.push_back(decl(accType + "* const", "formac_acc", scratch ? "formac_scratch" : out_, false));
+    t.push_back(eval("(void)formac_acc"));
+    t.push_back(comment("formac_scratch: unused by strided passes into the output"));
+    t.push_back(eval("(void)formac_scratch"));
     std::vector<int> dims;
     if (s_.scan.dim >= 0) dims.push_back(s_.scan.dim);
     else
       for (int d = rank_ - (sweeps(s_) ? 3 : 1); d >= 0; --d) dims.push_back(d);
     Pass sweep{rank_ - 2, true, dims.empty()};
-    if (sweeps(s_)) t += indent(floating(s_) ? floatSweep(sweep) : satSweep(sweep), "  ");
+    if (sweeps(s_)) t.push_back(floating(s_) ? floatSweep(sweep) : satSweep(sweep));
     for (size_t i = 0; i < dims.size(); ++i) {
       Pass p{dims[i], i == 0 && !sweeps(s_), i + 1 == dims.size()};
-      t += indent(p.dim == rank_ - 1 ? contiguousPass(p) : stridedPass(p), "  ");
+      t.push_back(p.dim == rank_ - 1 ? contiguousPass(p) : stridedPass(p));
     }
-    return head + unusedParameters(f_.names->param, t) + t + "}\n\n";
+    return CPrinter().print(function("static", "void", f_.name, f_.params, std::move(t), f_.names->param)) + "\n";
   }
 
  private:
   // The lattice indices of a point, private to each iteration of a parallel loop.
-  std::string indices() const {
-    std::string t = "long long", v;
-    for (int d = 0; d < rank_; ++d) {
-      t += std::string(d ? ", " : " ") + q(d) + " = 0";
-      v += "(void)" + q(d) + ";";
-    }
-    return t + ";\n" + v + "\n";
+  std::vector<Stmt> indices() const {
+    std::vector<Stmt> t;
+    for (int d = 0; d < rank_; ++d) t.push_back(decl("long long", q(d), "0", false));
+    for (int d = 0; d < rank_; ++d) t.push_back(eval("(void)" + q(d)));
+    return t;
   }
 
   // Declares formac_v (accumulation type): the value at q0.. (first pass) or
   // the accumulator at `at`.
-  std::string value(const Pass& p, const std::string& at) {
-    if (!p.fromBody) return "const " + A_ + " formac_v = (" + A_ + ")formac_acc[" + at + "];\n";
+  Stmt value(const Pass& p, const std::string& at) const {
+    if (!p.fromBody) return decl(A_, "formac_v", "(" + A_ + ")formac_acc[" + at + "]");
     return pointValue(checked_);
   }
   // Declares formac_v: the input piece's value at q0.., with or without border checks.
-  std::string pointValue(bool checked) const {
-    return cType(domain_.type) + " formac_x;\n" + emitPointBody(lo_, checked, "") + "const " + A_ +
-           " formac_v = (" + A_ + ")formac_x;\n";
+  Stmt pointValue(bool checked) const {
+    return seq({declOnly(cType(domain_.type), "formac_x"), seq(pointBody(lo_, checked)),
+                decl(A_, "formac_v", "(" + A_ + ")formac_x")});
   }
   // `use` after formac_v at every point of the current row (the earlier
   // lattice indices set) from last index `lo` to `hi` (exclusive), left in
@@ -156,144 +167,139 @@ class ScanPrinter {
   // of the input is in range take the check-free body: the placement
   // `Z[1.., 1..] = img` a sat reads as img@[-1,-1]:constant(0) took 26 ms
   // at 4096² with a check a point, against 17 for img itself.
-  std::string eachValue(const Pass& p, const std::string& at, const std::string& lo, const std::string& hi,
-                        const std::string& use) {
+  Stmt eachValue(const Pass& p, const std::string& at, const std::string& lo, const std::string& hi,
+                 const Stmt& use) const {
     std::string qj = q(rank_ - 1);
-    if (!p.fromBody || !checked_) return "for (" + qj + " = " + lo + "; " + qj + " < " + hi + "; ++" + qj + ") {\n" +
-                                         indent(value(p, at) + use, "  ") + "}\n";
+    if (!p.fromBody || !checked_) return upTo(qj, lo, hi, {value(p, at), use});
     std::string inside;
     for (int d = 0; d + 1 < rank_; ++d)
       inside += (inside.empty() ? "" : " && ") + q(d) + " >= " + fastFirstIndex(lo_, static_cast<size_t>(d)) + " && " + q(d) +
                 " <= " + fastLastIndex(lo_, static_cast<size_t>(d));
-    std::string checkedBody = pointValue(true) + use, freeBody = pointValue(false) + use;
-    return "{ /* check-free where every read is in range */\n"
-           "  const int formac_inside = " + (inside.empty() ? std::string("1") : inside) + ";\n"
-           "  const long long formac_e0 = formac_inside ? FORMAC_MAX(" + lo + ", FORMAC_MIN(" + hi + ", " +
-           fastFirstIndex(lo_, static_cast<size_t>(rank_ - 1)) + ")) : " + hi + ";\n"
-           "  const long long formac_e1 = formac_inside ? FORMAC_MAX(formac_e0, FORMAC_MIN(" + hi + ", " +
-           fastLastIndex(lo_, static_cast<size_t>(rank_ - 1)) + " + 1)) : " + hi + ";\n"
-           "  for (" + qj + " = " + lo + "; " + qj + " < formac_e0; ++" + qj + ") {\n" + indent(checkedBody, "    ") + "  }\n"
-           "  for (; " + qj + " < formac_e1; ++" + qj + ") {\n" + indent(freeBody, "    ") + "  }\n"
-           "  for (; " + qj + " < " + hi + "; ++" + qj + ") {\n" + indent(checkedBody, "    ") + "  }\n}\n";
+    const Stmt checkedBody = seq({pointValue(true), use}), freeBody = seq({pointValue(false), use});
+    return block({decl("int", "formac_inside", inside.empty() ? std::string("1") : inside),
+                  decl("long long", "formac_e0",
+                       "formac_inside ? FORMAC_MAX(" + lo + ", FORMAC_MIN(" + hi + ", " +
+                           fastFirstIndex(lo_, static_cast<size_t>(rank_ - 1)) + ")) : " + hi),
+                  decl("long long", "formac_e1",
+                       "formac_inside ? FORMAC_MAX(formac_e0, FORMAC_MIN(" + hi + ", " +
+                           fastLastIndex(lo_, static_cast<size_t>(rank_ - 1)) + " + 1)) : " + hi),
+                  upTo(qj, lo, "formac_e0", {checkedBody}), forLoop("", qj + " < formac_e1", "++" + qj, {freeBody}),
+                  forLoop("", qj + " < " + hi, "++" + qj, {checkedBody})},
+                 "check-free where every read is in range");
   }
-  std::string store(const Pass& p, const std::string& at, const std::string& sum) {
-    if (p.toOutput) return out_ + "[" + at + "] = " + converted(s_, sum) + ";\n";
-    return "formac_acc[" + at + "] = " + sum + ";\n";
+  Stmt store(const Pass& p, const std::string& at, const std::string& sum) const {
+    if (p.toOutput) return assign(out_ + "[" + at + "]", converted(s_, sum));
+    return assign("formac_acc[" + at + "]", sum);
   }
-  // Threads only for images worth waking them for (FORMAC_PARALLEL_POINTS).
+  // The OpenMP clauses of a loop over the image's lines or bands: threads only
+  // for images worth waking them for (FORMAC_PARALLEL_POINTS); none without OpenMP.
   std::string parallelFor(const std::string& schedule = "static") const {
-    return f_.openmp ? "FORMAC_PRAGMA(omp parallel for schedule(" + schedule + ") " + parallelIf(product(n_, 0, rank_)) +
-                           ")\n"
-                     : "";
+    return f_.openmp ? "schedule(" + schedule + ") " + parallelIf(product(n_, 0, rank_)) : "";
   }
   std::string stack() const { return "formac_scan_" + X_; }
 
   // Lines along the last dimension, each contiguous.
-  std::string contiguousPass(const Pass& p) {
+  Stmt contiguousPass(const Pass& p) const {
     int d = p.dim;
     std::string seg = str(kScanSegment), run = str(ir::kScanRun), qd = q(d);
-    std::string lineStart = decode(n_, 0, d, "formac_o");
+    std::vector<Stmt> lineStart = decode(n_, 0, d, "formac_o");
     std::string at = "formac_o * formac_len + " + qd;
-    std::string t = "{ /* Along dimension " + std::to_string(d) + ": contiguous lines, in runs of " + run +
-                    " points, long ones in segments of " + seg + " */\n"
-                    "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
-                    "  const long long formac_lines = " + product(n_, 0, d) + ";\n"
-                    "  /* At least 1: a constant empty line would make gcc see a division by zero (never run). */\n"
-                    "  const long long formac_segs = formac_len > 0 ? (formac_len + " + str(kScanSegment - 1) + ") / " + seg +
-                    " : 1;\n"
-                    "  " + A_ + "* const formac_seg = formac_scratch + " + accPoints() + ";\n"
-                    "  long long formac_w;\n"
-                    "  (void)formac_seg;\n"
-                    "  if (formac_segs > 1) {\n"
-                    "    /* Each segment's group (but the last's), then each segment's carry. */\n";
-    std::string groups =
-        "for (formac_w = 0; formac_w < formac_lines * formac_segs; ++formac_w) {\n"
-        "  const long long formac_o = formac_w / formac_segs, formac_c = formac_w % formac_segs;\n"
-        "  long long formac_k;\n  " + stack() + " formac_s;\n" + indent(indices(), "  ") +
-        "  (void)formac_o;  /* unused when the first pass of a rank-1 scan reads its input */\n"
-        "  if (formac_c == formac_segs - 1) continue;\n" + indent(lineStart, "  ") +
-        "  " + stack() + "_begin(&formac_s, 0);\n"
-        "  for (formac_k = formac_c * " + seg + "; formac_k < (formac_c + 1) * " + seg + "; formac_k += " + run + ") {\n"
-        "    " + A_ + " formac_l = 0;\n"
-        "    for (" + qd + " = formac_k; " + qd + " < formac_k + " + run + "; ++" + qd + ") {\n" +
-        indent(value(p, at) + "formac_l += formac_v;\n", "      ") + "    }\n"
-        "    " + stack() + "_push(&formac_s, formac_l);\n  }\n"
-        "  formac_seg[formac_w] = " + stack() + "_group(&formac_s);\n}\n";
-    std::string carries =
-        "for (formac_w = 0; formac_w < formac_lines; ++formac_w) {\n"
-        "  " + A_ + "* const formac_g = formac_seg + formac_w * formac_segs;\n"
-        "  long long formac_c;\n  " + stack() + " formac_s;\n"
-        "  " + stack() + "_begin(&formac_s, 0);\n"
-        "  for (formac_c = 0; formac_c < formac_segs; ++formac_c) {\n"
-        "    const " + A_ + " formac_group = formac_g[formac_c];\n"
-        "    formac_g[formac_c] = " + stack() + "_carry(&formac_s);\n"
-        "    if (formac_c + 1 < formac_segs) " + stack() + "_push(&formac_s, formac_group);\n  }\n}\n";
-    t += indent(parallelFor() + groups + parallelFor() + carries, "    ") + "  }\n";
-    std::string sweep =
-        "for (formac_w = 0; formac_w < formac_lines * formac_segs; ++formac_w) {\n"
-        "  const long long formac_o = formac_w / formac_segs, formac_c = formac_w % formac_segs;\n"
-        "  const long long formac_end = formac_len - formac_c * " + seg + " < " + seg + " ? formac_len : (formac_c + 1) * " +
-        seg + ";\n"
-        "  long long formac_k;\n  " + stack() + " formac_s;\n" + indent(indices() + lineStart, "  ") +
-        "  " + stack() + "_begin(&formac_s, formac_segs > 1 ? formac_seg[formac_w] : 0);\n"
-        "  for (formac_k = formac_c * " + seg + "; formac_k < formac_end; formac_k += " + run + ") {\n"
-        "    const " + A_ + " formac_e = " + stack() + "_carry(&formac_s);\n"
-        "    const long long formac_x1 = formac_end - formac_k < " + run + " ? formac_end : formac_k + " + run + ";\n"
-        "    " + A_ + " formac_l = 0;\n"
-        "    for (" + qd + " = formac_k; " + qd + " < formac_x1; ++" + qd + ") {\n" +
-        indent(value(p, at) + "formac_l += formac_v;\n" + store(p, at, "formac_e + formac_l"), "      ") + "    }\n"
-        "    if (formac_x1 < formac_end) " + stack() + "_push(&formac_s, formac_l);\n  }\n}\n";
-    return t + indent(parallelFor() + sweep, "  ") + "}\n";
+    Stmt groups = forLoop(
+        "formac_w = 0", "formac_w < formac_lines * formac_segs", "++formac_w",
+        {decl("long long", "formac_o", "formac_w / formac_segs"), decl("long long", "formac_c", "formac_w % formac_segs"),
+         declOnly("long long", "formac_k"), declOnly(stack(), "formac_s"), seq(indices()),
+         comment("formac_o: unused when the first pass of a rank-1 scan reads its input"), eval("(void)formac_o"),
+         ifThen("formac_c == formac_segs - 1", {eval("continue")}), seq(lineStart),
+         eval(stack() + "_begin(&formac_s, 0)"),
+         forLoop("formac_k = formac_c * " + seg, "formac_k < (formac_c + 1) * " + seg, "formac_k += " + run,
+                 {decl(A_, "formac_l", "0", false),
+                  upTo(qd, "formac_k", "formac_k + " + run, {value(p, at), eval("formac_l += formac_v")}),
+                  eval(stack() + "_push(&formac_s, formac_l)")}),
+         assign("formac_seg[formac_w]", stack() + "_group(&formac_s)")},
+        parallelFor());
+    Stmt carries = upTo(
+        "formac_w", "0", "formac_lines",
+        {decl(A_ + "* const", "formac_g", "formac_seg + formac_w * formac_segs", false), declOnly("long long", "formac_c"),
+         declOnly(stack(), "formac_s"), eval(stack() + "_begin(&formac_s, 0)"),
+         upTo("formac_c", "0", "formac_segs",
+              {decl(A_, "formac_group", "formac_g[formac_c]"), assign("formac_g[formac_c]", stack() + "_carry(&formac_s)"),
+               ifThen("formac_c + 1 < formac_segs", {eval(stack() + "_push(&formac_s, formac_group)")})})},
+        parallelFor());
+    Stmt sweep = forLoop(
+        "formac_w = 0", "formac_w < formac_lines * formac_segs", "++formac_w",
+        {decl("long long", "formac_o", "formac_w / formac_segs"), decl("long long", "formac_c", "formac_w % formac_segs"),
+         decl("long long", "formac_end",
+              "formac_len - formac_c * " + seg + " < " + seg + " ? formac_len : (formac_c + 1) * " + seg),
+         declOnly("long long", "formac_k"), declOnly(stack(), "formac_s"), seq(indices()), seq(lineStart),
+         eval(stack() + "_begin(&formac_s, formac_segs > 1 ? formac_seg[formac_w] : 0)"),
+         forLoop("formac_k = formac_c * " + seg, "formac_k < formac_end", "formac_k += " + run,
+                 {decl(A_, "formac_e", stack() + "_carry(&formac_s)"),
+                  decl("long long", "formac_x1", "formac_end - formac_k < " + run + " ? formac_end : formac_k + " + run),
+                  decl(A_, "formac_l", "0", false),
+                  upTo(qd, "formac_k", "formac_x1",
+                       {value(p, at), eval("formac_l += formac_v"), store(p, at, "formac_e + formac_l")}),
+                  ifThen("formac_x1 < formac_end", {eval(stack() + "_push(&formac_s, formac_l)")})})},
+        parallelFor());
+    return block({decl("long long", "formac_len", n_[static_cast<size_t>(d)]),
+                  decl("long long", "formac_lines", product(n_, 0, d)),
+                  comment("At least 1: a constant empty line would make gcc see a division by zero (never run)."),
+                  decl("long long", "formac_segs",
+                       "formac_len > 0 ? (formac_len + " + str(kScanSegment - 1) + ") / " + seg + " : 1"),
+                  decl(A_ + "* const", "formac_seg", "formac_scratch + " + accPoints(), false),
+                  declOnly("long long", "formac_w"), eval("(void)formac_seg"),
+                  ifThen("formac_segs > 1",
+                         {comment("Each segment's group (but the last's), then each segment's carry."), groups, carries}),
+                  sweep},
+                 "Along dimension " + std::to_string(d) + ": contiguous lines, in runs of " + run +
+                     " points, long ones in segments of " + seg);
   }
 
   // Lines along an earlier dimension: a block of neighbouring lines at a
   // time, their carry stacks side by side.
-  std::string stridedPass(const Pass& p) {
+  Stmt stridedPass(const Pass& p) const {
     int d = p.dim;
     std::string run = str(ir::kScanRun), lanes = str(kScanLanes), depth = str(kScanDepth);
     std::string at = "formac_at + formac_j";
-    std::string eachLane = "for (formac_j = 0; formac_j < formac_jn; ++formac_j)";
-    std::string point = value(p, at) + "formac_l[formac_j] += formac_v;\n" +
-                        store(p, at, "formac_e[formac_j] + formac_l[formac_j]");
-    if (p.fromBody) point = decode(n_, d + 1, rank_, "formac_j0 + formac_j") + point;
-    std::string t =
-        "{ /* Along dimension " + std::to_string(d) + ": lines strided by formac_inner points, " + lanes +
-        " side by side, in runs of " + run + " */\n"
-        "  const long long formac_len = " + n_[static_cast<size_t>(d)] + ";\n"
-        "  const long long formac_inner = " + product(n_, d + 1, rank_) + ";\n"
-        "  const long long formac_blocks = formac_inner > 0 ? (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes +
-        " : 1;  /* as formac_segs */\n"
-        "  long long formac_w;\n";
-    std::string body =
-        "for (formac_w = 0; formac_w < " + product(n_, 0, d) + " * formac_blocks; ++formac_w) {\n"
-        "  const long long formac_o = formac_w / formac_blocks, formac_j0 = formac_w % formac_blocks * " + lanes + ";\n"
-        "  const int formac_jn = (int)(formac_inner - formac_j0 < " + lanes + " ? formac_inner - formac_j0 : " + lanes + ");\n"
-        "  /* Per line: the run's sum, its carry, and the stack of completed groups\n"
-        "     with their running sums (formac_scan_" + X_ + "_push, lane by lane). */\n"
-        "  " + A_ + " formac_l[" + lanes + "], formac_e[" + lanes + "], formac_g[" + depth + "][" + lanes +
-        "], formac_p[" + depth + "][" + lanes + "];\n"
-        "  int formac_depth = 0, formac_j;\n"
-        "  long long formac_runs = 0, formac_k;\n" +
-        indent(indices() + decode(n_, 0, d, "formac_o"), "  ") +
-        "  for (formac_k = 0; formac_k < formac_len; formac_k += " + run + ") {\n"
-        "    const long long formac_x1 = formac_len - formac_k < " + run + " ? formac_len : formac_k + " + run + ";\n"
-        "    " + eachLane + " {\n"
-        "      formac_e[formac_j] = formac_depth ? formac_p[formac_depth - 1][formac_j] : 0;\n"
-        "      formac_l[formac_j] = 0;\n    }\n"
-        "    for (" + q(d) + " = formac_k; " + q(d) + " < formac_x1; ++" + q(d) + ") {\n"
-        "      const long long formac_at = (formac_o * formac_len + " + q(d) + ") * formac_inner + formac_j0;\n"
-        "      " + eachLane + " {\n" + indent(point, "        ") + "      }\n    }\n"
-        "    if (formac_x1 < formac_len) {\n"
-        "      long long formac_r;\n"
-        "      for (formac_r = formac_runs++; formac_r & 1; formac_r >>= 1) {\n"
-        "        --formac_depth;\n"
-        "        " + eachLane + " formac_l[formac_j] = formac_g[formac_depth][formac_j] + formac_l[formac_j];\n      }\n"
-        "      " + eachLane + " {\n"
-        "        formac_g[formac_depth][formac_j] = formac_l[formac_j];\n"
-        "        formac_p[formac_depth][formac_j] = (formac_depth ? formac_p[formac_depth - 1][formac_j] : 0) + "
-        "formac_l[formac_j];\n      }\n"
-        "      ++formac_depth;\n    }\n  }\n}\n";
-    return t + indent(parallelFor() + body, "  ") + "}\n";
+    auto eachLane = [](std::vector<Stmt> body) { return upTo("formac_j", "0", "formac_jn", std::move(body)); };
+    std::vector<Stmt> point = {value(p, at), eval("formac_l[formac_j] += formac_v"),
+                               store(p, at, "formac_e[formac_j] + formac_l[formac_j]")};
+    if (p.fromBody) point.insert(point.begin(), seq(decode(n_, d + 1, rank_, "formac_j0 + formac_j")));
+    Stmt body = forLoop(
+        "formac_w = 0", "formac_w < " + product(n_, 0, d) + " * formac_blocks", "++formac_w",
+        {decl("long long", "formac_o", "formac_w / formac_blocks"),
+         decl("long long", "formac_j0", "formac_w % formac_blocks * " + lanes),
+         decl("int", "formac_jn", "(int)(formac_inner - formac_j0 < " + lanes + " ? formac_inner - formac_j0 : " + lanes + ")"),
+         comment("Per line: the run's sum, its carry, and the stack of completed groups\n"
+                 "with their running sums (formac_scan_" + X_ + "_push, lane by lane)."),
+         declOnly(A_, "formac_l[" + lanes + "]"), declOnly(A_, "formac_e[" + lanes + "]"),
+         declOnly(A_, "formac_g[" + depth + "][" + lanes + "]"), declOnly(A_, "formac_p[" + depth + "][" + lanes + "]"),
+         decl("int", "formac_depth", "0", false), declOnly("int", "formac_j"), decl("long long", "formac_runs", "0", false),
+         declOnly("long long", "formac_k"), seq(indices()), seq(decode(n_, 0, d, "formac_o")),
+         forLoop("formac_k = 0", "formac_k < formac_len", "formac_k += " + run,
+                 {decl("long long", "formac_x1", "formac_len - formac_k < " + run + " ? formac_len : formac_k + " + run),
+                  eachLane({assign("formac_e[formac_j]", "formac_depth ? formac_p[formac_depth - 1][formac_j] : 0"),
+                            assign("formac_l[formac_j]", "0")}),
+                  upTo(q(d), "formac_k", "formac_x1",
+                       {decl("long long", "formac_at", "(formac_o * formac_len + " + q(d) + ") * formac_inner + formac_j0"),
+                        eachLane(std::move(point))}),
+                  ifThen("formac_x1 < formac_len",
+                         {declOnly("long long", "formac_r"),
+                          forLoop("formac_r = formac_runs++", "formac_r & 1", "formac_r >>= 1",
+                                  {eval("--formac_depth"),
+                                   eachLane({assign("formac_l[formac_j]",
+                                                    "formac_g[formac_depth][formac_j] + formac_l[formac_j]")})}),
+                          eachLane({assign("formac_g[formac_depth][formac_j]", "formac_l[formac_j]"),
+                                    assign("formac_p[formac_depth][formac_j]",
+                                           "(formac_depth ? formac_p[formac_depth - 1][formac_j] : 0) + formac_l[formac_j]")}),
+                          eval("++formac_depth")})})},
+        parallelFor());
+    return block({decl("long long", "formac_len", n_[static_cast<size_t>(d)]),
+                  decl("long long", "formac_inner", product(n_, d + 1, rank_)), comment("formac_blocks: as formac_segs"),
+                  decl("long long", "formac_blocks",
+                       "formac_inner > 0 ? (formac_inner + " + str(kScanLanes - 1) + ") / " + lanes + " : 1"),
+                  declOnly("long long", "formac_w"), body},
+                 "Along dimension " + std::to_string(d) + ": lines strided by formac_inner points, " + lanes +
+                     " side by side, in runs of " + run);
   }
 
   // Dimensions rank-2 and rank-1 of an integer sat at once (sweeps()): a
@@ -305,66 +311,67 @@ class ScanPrinter {
   // prefix over bands and along the row). The sums are kept modulo 2^32 in
   // unsigned lanes when the result is an integer of 32 bits or fewer (it
   // keeps their low bits), else modulo 2^64.
-  std::string satSweep(const Pass& p) {
+  Stmt satSweep(const Pass& p) const {
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
     std::string qi = q(rank_ - 2), qj = q(rank_ - 1), U = sweepLane(s_), bands = str(kSweepBands);
     std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
-    std::string band = "for (" + qi + " = formac_b * formac_per; " + qi + " < formac_rows && " + qi +
-                       " < (formac_b + 1) * formac_per; ++" + qi + ")";
-    std::string eachColumn = "for (" + qj + " = 0; " + qj + " < formac_cols; ++" + qj + ")";
-    std::string planeStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
+    auto band = [&](std::vector<Stmt> body) {
+      return forLoop(qi + " = formac_b * formac_per", qi + " < formac_rows && " + qi + " < (formac_b + 1) * formac_per",
+                     "++" + qi, std::move(body));
+    };
+    Stmt planeStart = seq({seq(indices()), seq(decode(n_, 0, rank_ - 2, "formac_plane"))});
     std::string threads = f_.openmp ? "formac_max_threads()" : "1";
     // The sums go straight into the result when it has the lanes' width (its
     // previous row is the sums above), else through `above`, then converted.
     bool direct = integerOnly(s_) && scalarSize(s_.type.scalar) == (narrowLanes(s_) ? 4 : 8);
     std::string first = qi + " == formac_b * formac_per", row = "(formac_plane * formac_rows + " + qi + ") * formac_cols";
-    std::string directRow =
-        "    {\n      " + U + "* const formac_o = (" + U + "*)formac_acc + " + row + ";\n"
-        "      formac_sat_row_" + laneSuffix(s_) + "(" + first + " ? formac_carry + formac_b * formac_cols : formac_o - formac_cols, "
-        "formac_l, formac_cols, formac_o);\n    }\n";
-    std::string aboveRow =
-        "    if (" + first + ") memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(" + U + "));\n"
-        "    formac_sat_row_" + laneSuffix(s_) + "(formac_a, formac_l, formac_cols, formac_a);\n"
-        "    " + eachColumn + " " + store(p, at, "(" + A_ + ")formac_a[" + qj + "]");
-    std::string t =
-        "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
-        " at once (integer sums are exact in any order, kept in " + U + "): each row's\n"
-        "     running sum plus the sums above it, in bands of rows (one per thread) that start from the bands above. */\n"
-        "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
-        "  const long long formac_bands = FORMAC_MIN(FORMAC_MIN(formac_rows, (long long)" + threads + "), " + bands +
-        ");\n"
-        "  const long long formac_per = formac_bands > 0 ? (formac_rows + formac_bands - 1) / formac_bands : 1;\n"
-        "  " + U + "* const formac_carry = (" + U + "*)(formac_scratch + " + accPoints() + ");  /* per band: the sums above it */\n"
-        "  " + U + "* const formac_above = formac_carry + " + bands + " * formac_cols;  /* per band: the sums above a row */\n"
-        "  " + U + "* const formac_line = formac_above + " + bands + " * formac_cols;  /* per band: a row's values */\n"
-        "  long long formac_plane, formac_b, formac_j;\n"
-        "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n";
-    std::string columnSums =
-        "for (formac_b = 0; formac_b < formac_bands - 1; ++formac_b) {\n"
-        "  " + U + "* const formac_c = formac_carry + (formac_b + 1) * formac_cols;\n" + indent(planeStart, "  ") +
-        "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] = 0;\n"
-        "  " + band + " {\n" +
-        indent(eachValue(p, at, "0", "formac_cols", "formac_c[" + qj + "] += (" + U + ")formac_v;\n"), "    ") + "  }\n}\n";
-    std::string carries =
-        "/* Band b's carry: the column sums of bands 0 .. b-1, summed along the row. */\n"
-        "for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_carry[formac_j] = 0;\n"
-        "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
-        "  " + U + "* const formac_c = formac_carry + formac_b * formac_cols;\n"
-        "  for (formac_j = 0; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - formac_cols];\n"
-        "}\n"
-        "for (formac_b = 1; formac_b < formac_bands; ++formac_b) {\n"
-        "  " + U + "* const formac_c = formac_carry + formac_b * formac_cols;\n"
-        "  for (formac_j = 1; formac_j < formac_cols; ++formac_j) formac_c[formac_j] += formac_c[formac_j - 1];\n"
-        "}\n";
-    std::string sweep =
-        "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-        "  " + U + "* const formac_a = formac_above + formac_b * formac_cols;  /* unused when direct */\n"
-        "  (void)formac_a;\n"
-        "  " + U + "* const formac_l = formac_line + formac_b * formac_cols;\n" + indent(planeStart, "  ") +
-        "  " + band + " {\n" +
-        indent(eachValue(p, at, "0", "formac_cols", "formac_l[" + qj + "] = (" + U + ")formac_v;\n"), "    ") +
-        (direct ? directRow : aboveRow) + "  }\n}\n";
-    return t + indent(parallelFor() + columnSums + carries + parallelFor() + sweep, "    ") + "  }\n}\n";
+    Stmt directRow = block({decl(U + "* const", "formac_o", "(" + U + "*)formac_acc + " + row, false),
+                            eval("formac_sat_row_" + laneSuffix(s_) + "(" + first +
+                                 " ? formac_carry + formac_b * formac_cols : formac_o - formac_cols, "
+                                 "formac_l, formac_cols, formac_o)")});
+    Stmt aboveRow = seq({ifThen(first, {eval("memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(" +
+                                             U + "))")}),
+                         eval("formac_sat_row_" + laneSuffix(s_) + "(formac_a, formac_l, formac_cols, formac_a)"),
+                         upTo(qj, "0", "formac_cols", {store(p, at, "(" + A_ + ")formac_a[" + qj + "]")})});
+    Stmt columnSums = forLoop(
+        "formac_b = 0", "formac_b < formac_bands - 1", "++formac_b",
+        {decl(U + "* const", "formac_c", "formac_carry + (formac_b + 1) * formac_cols", false), planeStart,
+         upTo("formac_j", "0", "formac_cols", {assign("formac_c[formac_j]", "0")}),
+         band({eachValue(p, at, "0", "formac_cols", eval("formac_c[" + qj + "] += (" + U + ")formac_v"))})},
+        parallelFor());
+    auto eachBand = [&](const std::string& j0, const std::string& add) {
+      return upTo("formac_b", "1", "formac_bands",
+                  {decl(U + "* const", "formac_c", "formac_carry + formac_b * formac_cols", false),
+                   upTo("formac_j", j0, "formac_cols", {eval("formac_c[formac_j] += formac_c[formac_j - " + add + "]")})});
+    };
+    Stmt carries = seq({comment("Band b's carry: the column sums of bands 0 .. b-1, summed along the row."),
+                        upTo("formac_j", "0", "formac_cols", {assign("formac_carry[formac_j]", "0")}),
+                        eachBand("0", "formac_cols"), eachBand("1", "1")});
+    Stmt sweep = forLoop(
+        "formac_b = 0", "formac_b < formac_bands", "++formac_b",
+        {comment("formac_a: unused when direct"),
+         decl(U + "* const", "formac_a", "formac_above + formac_b * formac_cols", false), eval("(void)formac_a"),
+         decl(U + "* const", "formac_l", "formac_line + formac_b * formac_cols", false), planeStart,
+         band({eachValue(p, at, "0", "formac_cols", assign("formac_l[" + qj + "]", "(" + U + ")formac_v")),
+               direct ? directRow : aboveRow})},
+        parallelFor());
+    return seq(
+        {comment("Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
+                 " at once (integer sums are exact in any order, kept in " + U + "):\n"
+                 "each row's running sum plus the sums above it, in bands of rows (one per thread)\n"
+                 "that start from the bands above."),
+         block({decl("long long", "formac_rows", rows), decl("long long", "formac_cols", cols),
+                decl("long long", "formac_bands",
+                     "FORMAC_MIN(FORMAC_MIN(formac_rows, (long long)" + threads + "), " + bands + ")"),
+                decl("long long", "formac_per", "formac_bands > 0 ? (formac_rows + formac_bands - 1) / formac_bands : 1"),
+                comment("per band: the sums above it"),
+                decl(U + "* const", "formac_carry", "(" + U + "*)(formac_scratch + " + accPoints() + ")", false),
+                comment("per band: the sums above a row"),
+                decl(U + "* const", "formac_above", "formac_carry + " + bands + " * formac_cols", false),
+                comment("per band: a row's values"),
+                decl(U + "* const", "formac_line", "formac_above + " + bands + " * formac_cols", false),
+                declOnly("long long", "formac_plane"), declOnly("long long", "formac_b"), declOnly("long long", "formac_j"),
+                upTo("formac_plane", "0", product(n_, 0, rank_ - 2), {columnSums, carries, sweep})})});
   }
 
   // Dimensions rank-2 and rank-1 of a floating sat in one sweep, in the
@@ -376,102 +383,98 @@ class ScanPrinter {
   // and a band's rows start from the groups of the bands before it (a
   // pre-pass over the rows, 8 at a time, as the contiguous pass's segments).
   // The values are the same whatever the bands.
-  std::string floatSweep(const Pass& p) {
+  Stmt floatSweep(const Pass& p) const {
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
     std::string qi = q(rank_ - 2), bands = str(kSweepBands), run = str(ir::kScanRun);
     std::string chunk = str(kSweepChunk), depth = str(kScanDepth), threads = f_.openmp ? "formac_max_threads()" : "1";
-    std::string lineStart = indices() + decode(n_, 0, rank_ - 2, "formac_plane");
+    Stmt lineStart = seq({seq(indices()), seq(decode(n_, 0, rank_ - 2, "formac_plane"))});
     // The results go straight into a double accumulator (the output, or the
     // scratch of a later pass), else out of the buffer, converted.
     bool direct = !p.toOutput || s_.type.scalar == ScalarKind::Double;
     std::string base = "formac_base[(formac_k + formac_r) * " + bands + " + formac_b]";
-    std::string t =
-        "{ /* Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
-        " in one sweep: runs of " + run + " rows, scanned along the rows, then down the columns. */\n"
-        "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
-        "  const long long formac_threads = FORMAC_MIN((long long)" + threads + ", " + bands + ");\n"
-        "  double* const formac_ce = formac_scratch + " + accPoints() + ";  /* per column: its carry */\n"
-        "  double* const formac_cl = formac_ce + formac_cols;  /* per column: its run's total */\n"
-        "  double* const formac_g = formac_cl + formac_cols;  /* per column: its carry stack */\n"
-        "  double* const formac_p = formac_g + " + depth + " * formac_cols;\n"
-        "  double* const formac_base = formac_p + " + depth + " * formac_cols;  /* per row and band: its carry */\n"
-        "  const long long formac_band = formac_sweep_band(formac_cols, formac_threads);\n"
-        "  long long formac_bands, formac_plane, formac_w;\n"
-        "  formac_bands = formac_cols > 0 ? (formac_cols + formac_band - 1) / formac_band : 1;\n"
-        "  for (formac_plane = 0; formac_plane < " + product(n_, 0, rank_ - 2) + "; ++formac_plane) {\n"
-        "    if (formac_bands > 1) {\n";
-    std::string groups =
-        "for (formac_w = 0; formac_w < (formac_rows + " + str(ir::kScanRun - 1) + ") / " + run + "; ++formac_w) {\n"
-        "  const long long formac_k = formac_w * " + run + ";\n" + runHead() +
-        "  double formac_x8[" + run + " * " + chunk + "];\n"
-        "  formac_sat8_d formac_s, formac_c;\n  long long formac_b, formac_c0, formac_r;\n" + indent(lineStart, "  ") +
-        "  for (formac_r = 0; formac_r < " + run + "; ++formac_r) formac_b8[formac_r] = 0;\n"
-        "  formac_sat8_d_begin(&formac_c, formac_b8);\n"
-        "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-        "    for (formac_r = 0; formac_r < formac_nr; ++formac_r) " + base + " = formac_c.e[formac_r];\n"
-        "    if (formac_b + 1 == formac_bands) break;\n"
-        "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
-        "    for (formac_c0 = formac_b * formac_band; formac_c0 < (formac_b + 1) * formac_band; formac_c0 += " + chunk +
-        ") {\n"
-        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", (formac_b + 1) * formac_band - formac_c0);\n" +
-        indent(stage(p), "      ") +
-        "      formac_sat8_d_runs(&formac_s, formac_x8, formac_cw);\n    }\n"
-        "    formac_sat8_d_push(&formac_c, &formac_s.g[0]);\n  }\n}\n";
+    Stmt groups = forLoop(
+        "formac_w = 0", "formac_w < (formac_rows + " + str(ir::kScanRun - 1) + ") / " + run, "++formac_w",
+        {decl("long long", "formac_k", "formac_w * " + run), runHead(), declOnly("double", "formac_x8[" + run + " * " + chunk + "]"),
+         declOnly("formac_sat8_d", "formac_s"), declOnly("formac_sat8_d", "formac_c"), declOnly("long long", "formac_b"),
+         declOnly("long long", "formac_c0"), declOnly("long long", "formac_r"), lineStart,
+         upTo("formac_r", "0", run, {assign("formac_b8[formac_r]", "0")}), eval("formac_sat8_d_begin(&formac_c, formac_b8)"),
+         upTo("formac_b", "0", "formac_bands",
+              {upTo("formac_r", "0", "formac_nr", {assign(base, "formac_c.e[formac_r]")}),
+               ifThen("formac_b + 1 == formac_bands", {eval("break")}), eval("formac_sat8_d_begin(&formac_s, formac_b8)"),
+               forLoop("formac_c0 = formac_b * formac_band", "formac_c0 < (formac_b + 1) * formac_band", "formac_c0 += " + chunk,
+                       {decl("long long", "formac_cw", "FORMAC_MIN(" + chunk + ", (formac_b + 1) * formac_band - formac_c0)"),
+                        stage(p), eval("formac_sat8_d_runs(&formac_s, formac_x8, formac_cw)")}),
+               eval("formac_sat8_d_push(&formac_c, &formac_s.g[0])")})},
+        parallelFor());
     std::string qj = q(rank_ - 1), at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
-    std::string sweep =
-        "for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-        "  const long long formac_j0 = formac_b * formac_band;\n"
-        "  const long long formac_wd = FORMAC_MIN(formac_band, formac_cols - formac_j0);\n"
-        "  double formac_x8[" + run + " * " + chunk + "];\n"
-        "  int formac_depth = 0;\n  long long formac_runs = 0, formac_k, formac_r, formac_c0;\n" + indent(lineStart, "  ") +
-        "  for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; ++formac_c0) formac_ce[formac_c0] = 0;\n"
-        "  for (formac_k = 0; formac_k < formac_rows; formac_k += " + run + ") {\n" + indent(runHead(), "  ") +
-        "    formac_sat8_d formac_s;\n"
-        "    for (formac_r = 0; formac_r < " + run + "; ++formac_r)\n"
-        "      formac_b8[formac_r] = formac_r < formac_nr && formac_bands > 1 ? " + base + " : 0;\n"
-        "    formac_sat8_d_begin(&formac_s, formac_b8);\n"
-        "    for (formac_c0 = formac_j0; formac_c0 < formac_j0 + formac_wd; formac_c0 += " + chunk + ") {\n"
-        "      const long long formac_cw = FORMAC_MIN(" + chunk + ", formac_j0 + formac_wd - formac_c0);\n" +
-        indent(stage(p), "      ") +
-        "      formac_sat8_d_next(&formac_s, formac_x8, formac_cw, formac_ce + formac_c0, formac_cl + formac_c0,\n" +
-        (direct ? "                        formac_acc + (formac_plane * formac_rows + formac_k) * formac_cols + formac_c0, "
-                  "formac_cols, (int)formac_nr);\n"
-                : "                        formac_x8, formac_cw, (int)formac_nr);\n"
-                  "      for (formac_r = 0; formac_r < formac_nr; ++formac_r) {\n"
-                  "        " + qi + " = formac_k + formac_r;\n"
-                  "        for (" + qj + " = formac_c0; " + qj + " < formac_c0 + formac_cw; ++" + qj + ") " +
-                  store(p, at, "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]") + "      }\n") +
-        "    }\n"
-        "    if (formac_k + " + run + " < formac_rows)\n"
-        "      formac_scan_lanes_d_push(formac_g + formac_j0, formac_p + formac_j0, &formac_depth, &formac_runs,\n"
-        "                               formac_cl + formac_j0, formac_ce + formac_j0, formac_wd, formac_cols);\n"
-        "  }\n}\n";
-    return t +
-           indent("/* Each row's carry at each band: the groups of the bands before it. */\n" + parallelFor() + groups,
-                  "      ") +
-           "    }\n" + indent("long long formac_b;\n" + parallelFor("dynamic, 1") + sweep, "    ") + "  }\n}\n";
+    std::vector<Stmt> next = {
+        eval("formac_sat8_d_next(&formac_s, formac_x8, formac_cw, formac_ce + formac_c0, formac_cl + formac_c0, " +
+             std::string(direct ? "formac_acc + (formac_plane * formac_rows + formac_k) * formac_cols + formac_c0, "
+                                  "formac_cols, (int)formac_nr"
+                                : "formac_x8, formac_cw, (int)formac_nr") + ")")};
+    if (!direct)
+      next.push_back(upTo("formac_r", "0", "formac_nr",
+                          {assign(qi, "formac_k + formac_r"),
+                           upTo(qj, "formac_c0", "formac_c0 + formac_cw",
+                                {store(p, at, "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]")})}));
+    Stmt sweep = forLoop(
+        "formac_b = 0", "formac_b < formac_bands", "++formac_b",
+        {decl("long long", "formac_j0", "formac_b * formac_band"),
+         decl("long long", "formac_wd", "FORMAC_MIN(formac_band, formac_cols - formac_j0)"),
+         declOnly("double", "formac_x8[" + run + " * " + chunk + "]"), decl("int", "formac_depth", "0", false),
+         decl("long long", "formac_runs", "0", false), declOnly("long long", "formac_k"), declOnly("long long", "formac_r"),
+         declOnly("long long", "formac_c0"), lineStart,
+         upTo("formac_c0", "formac_j0", "formac_j0 + formac_wd", {assign("formac_ce[formac_c0]", "0")}),
+         forLoop("formac_k = 0", "formac_k < formac_rows", "formac_k += " + run,
+                 {runHead(), declOnly("formac_sat8_d", "formac_s"),
+                  upTo("formac_r", "0", run,
+                       {assign("formac_b8[formac_r]", "formac_r < formac_nr && formac_bands > 1 ? " + base + " : 0")}),
+                  eval("formac_sat8_d_begin(&formac_s, formac_b8)"),
+                  forLoop("formac_c0 = formac_j0", "formac_c0 < formac_j0 + formac_wd", "formac_c0 += " + chunk,
+                          {decl("long long", "formac_cw", "FORMAC_MIN(" + chunk + ", formac_j0 + formac_wd - formac_c0)"),
+                           stage(p), seq(std::move(next))}),
+                  ifThen("formac_k + " + run + " < formac_rows",
+                         {eval("formac_scan_lanes_d_push(formac_g + formac_j0, formac_p + formac_j0, &formac_depth, "
+                               "&formac_runs, formac_cl + formac_j0, formac_ce + formac_j0, formac_wd, formac_cols)")})})},
+        parallelFor("dynamic, 1"));
+    return block(
+        {decl("long long", "formac_rows", rows), decl("long long", "formac_cols", cols),
+         decl("long long", "formac_threads", "FORMAC_MIN((long long)" + threads + ", " + bands + ")"),
+         comment("per column: its carry"), decl("double* const", "formac_ce", "formac_scratch + " + accPoints(), false),
+         comment("per column: its run's total"), decl("double* const", "formac_cl", "formac_ce + formac_cols", false),
+         comment("per column: its carry stack"), decl("double* const", "formac_g", "formac_cl + formac_cols", false),
+         decl("double* const", "formac_p", "formac_g + " + depth + " * formac_cols", false),
+         comment("per row and band: its carry"),
+         decl("double* const", "formac_base", "formac_p + " + depth + " * formac_cols", false),
+         decl("long long", "formac_band", "formac_sweep_band(formac_cols, formac_threads)"),
+         declOnly("long long", "formac_bands"), declOnly("long long", "formac_plane"), declOnly("long long", "formac_w"),
+         assign("formac_bands", "formac_cols > 0 ? (formac_cols + formac_band - 1) / formac_band : 1"),
+         upTo("formac_plane", "0", product(n_, 0, rank_ - 2),
+              {ifThen("formac_bands > 1",
+                      {comment("Each row's carry at each band: the groups of the bands before it."), groups}),
+               declOnly("long long", "formac_b"), sweep})},
+        "Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) + " in one sweep: runs of " +
+            run + " rows, scanned along the rows, then down the columns.");
   }
 
   // The rows of the run at formac_k (how many, and a carry each).
-  std::string runHead() const {
+  Stmt runHead() const {
     std::string run = str(ir::kScanRun);
-    return "  const long long formac_nr = FORMAC_MIN(" + run + ", formac_rows - formac_k);\n"
-           "  double formac_b8[" + run + "];\n";
+    return seq({decl("long long", "formac_nr", "FORMAC_MIN(" + run + ", formac_rows - formac_k)"),
+                declOnly("double", "formac_b8[" + run + "]")});
   }
 
   // The values of the run's rows at columns formac_c0 .. + formac_cw staged
   // in formac_x8 (row stride formac_cw), 0 in the rows past the last.
-  std::string stage(const Pass& p) {
+  Stmt stage(const Pass& p) const {
     std::string qi = q(rank_ - 2), qj = q(rank_ - 1), run = str(ir::kScanRun);
     std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
-    return "for (formac_r = 0; formac_r < " + run + "; ++formac_r) {\n"
-           "  " + qi + " = formac_k + formac_r;\n"
-           "  if (formac_r < formac_nr) {\n" +
-           indent(eachValue(p, at, "formac_c0", "formac_c0 + formac_cw",
-                            "formac_x8[formac_r * formac_cw + " + qj + " - formac_c0] = formac_v;\n"),
-                  "    ") +
-           "  } else\n"
-           "    memset(formac_x8 + formac_r * formac_cw, 0, (size_t)formac_cw * sizeof(double));\n}\n";
+    return upTo("formac_r", "0", run,
+                {assign(qi, "formac_k + formac_r"),
+                 ifThen("formac_r < formac_nr",
+                        {eachValue(p, at, "formac_c0", "formac_c0 + formac_cw",
+                                   assign("formac_x8[formac_r * formac_cw + " + qj + " - formac_c0]", "formac_v"))},
+                        {eval("memset(formac_x8 + formac_r * formac_cw, 0, (size_t)formac_cw * sizeof(double))")})});
   }
 
   std::string accPoints() const { return needsAccumulator(s_) ? product(n_, 0, rank_) : "0"; }
@@ -510,6 +513,6 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s) {
          str(kScanSegment - 1) + ") / " + str(kScanSegment) + ")" + sweep + ")";
 }
 
-std::string emitScanFunction(const ScanFunctionC& f) { return ScanPrinter(f).function(); }
+std::string emitScanFunction(const ScanFunctionC& f) { return ScanPrinter(f).emit(); }
 
 }  // namespace formac::codegen

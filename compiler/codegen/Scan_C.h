@@ -24,8 +24,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -39,7 +41,7 @@ struct ScanFunctionC {
   const Names* names = nullptr;
   bool openmp = true;
   std::string name;        // of the function
-  std::string parameters;  // its parameter list; the last before the sizes is `formac_scratch`
+  std::vector<Param> params;  // its parameters; the last before the sizes is `formac_scratch`
 };
 
 // "double" or "long long": the type sums accumulate in.

@@ -28,24 +28,25 @@ std::string printSettleValue(const ir::Body& b, ExprContext& ctx, const std::str
 }
 
 SettleParameters settleParameters(const ir::Loop& loop, const Names& bn, const std::string& text,
-                                  const std::string& qualifier) {
+                                  bool restrictPointers) {
   const ir::Pipeline& body = *loop.body;
   SettleParameters s;
   for (size_t k = 0; k < loop.reads.size(); ++k) {
     const std::string& n = bn.stage[static_cast<size_t>(loop.reads[k].inner)];
     if (!mentions(text, n)) continue;
     s.reads.push_back(static_cast<int>(k));
-    s.list += ", const " + cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type) + "*" + qualifier + " " + n;
+    const std::string T = cType(body.stages[static_cast<size_t>(loop.reads[k].inner)].type);
+    s.list.push_back(restrictPointers ? Param{T, n, true, true} : Param{T + "*", n, false, true});
   }
   for (size_t k = 0; k < body.scalars.size(); ++k) {
     if (!mentions(text, bn.scalar[k])) continue;
     s.scalars.push_back(static_cast<int>(k));
-    s.list += std::string(", ") + scalarCType(body.scalars[k].type) + " " + bn.scalar[k];
+    s.list.push_back(Param{scalarCType(body.scalars[k].type), bn.scalar[k]});
   }
   for (size_t k = 0; k < bn.param.size(); ++k) {
     if (!mentions(text, bn.param[k])) continue;
     s.params.push_back(static_cast<int>(k));
-    s.list += ", long long " + bn.param[k];
+    s.list.push_back(Param{"long long", bn.param[k]});
   }
   return s;
 }

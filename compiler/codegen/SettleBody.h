@@ -8,12 +8,13 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
 
 struct SettleParameters {
-  std::string list;                         // ", const short* k, int t, long long M" (as the body names them)
+  std::vector<Param> list;                  // const short* k, int t, long long M (as the body names them)
   std::vector<int> reads, scalars, params;  // which of the loop's reads, scalars and parameters
   // The call's arguments: the outer names of those reads (in Loop::reads
   // order), scalars and parameters (by index).
@@ -26,8 +27,8 @@ struct SettleParameters {
 std::string printSettleValue(const ir::Body& b, ExprContext& ctx, const std::string& indent);
 
 // The loop's reads, scalars and parameters that `text` mentions (`bn`: the
-// body's names); pointers get `qualifier` (" __restrict__" or "").
+// body's names); pointers get the printer's restrict when `restrictPointers`.
 SettleParameters settleParameters(const ir::Loop& loop, const Names& bn, const std::string& text,
-                                  const std::string& qualifier);
+                                  bool restrictPointers);
 
 }  // namespace formac::codegen

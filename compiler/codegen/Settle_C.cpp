@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <set>
+#include <vector>
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/SettleBody.h"
+#include "codegen/Stmt.h"
 
 namespace formac::codegen {
 namespace {
@@ -14,32 +16,33 @@ namespace {
 // mirror), every point within the reach (a reflected read of theirs may land on
 // (i, j): mirror reads row r for row -r, so "near" is within r + 1). A point
 // holding a stable value (LocalFixpoint::stable) never changes: not queued.
-std::string reachFunction(const passes::LocalFixpoint& lf, const std::string& name, const std::string& T) {
+std::vector<Stmt> reachFunction(const passes::LocalFixpoint& lf, const std::string& name, const std::string& T) {
   std::string keep;  // the test that the value at point p is stable
   if (lf.stable.size() <= 8)
     for (long long v : lf.stable) keep += (keep.empty() ? "" : " || ") + std::string("x[p] == ") + std::to_string(v);
-  std::string t = "/* Queues the points that read (i, j) when it changes" +
-                  std::string(keep.empty() ? "" : ", but those holding a value that never changes") + ". */\n"
-                  "static int " + name + "_reach(const " + T + "* x, formac_points* todo, unsigned char* queued, long long b,\n"
-                  "    long long i, long long j, long long rows, long long cols, long long band) {\n"
-                  "  int failed = 0;\n";
-  auto queue = [&](const std::string& di, const std::string& dj, const std::string& in) {
-    if (keep.empty()) return in + "failed |= formac_settle_queue(todo, queued, b, " + di + ", " + dj + ", rows, cols, band);\n";
-    return in + "{\n" + in + "  const long long qi = " + di + ", qj = " + dj + ", p = qi * cols + qj;\n" + in +
-           "  if (qi >= 0 && qi < rows && qj >= 0 && qj < cols && !(" + keep + "))\n" + in +
-           "    failed |= formac_settle_enqueue(todo, queued, b, qi, qj, cols, band);\n" + in + "}\n";
+  auto queue = [&](const std::string& di, const std::string& dj) {
+    if (keep.empty()) return eval("failed |= formac_settle_queue(todo, queued, b, " + di + ", " + dj + ", rows, cols, band)");
+    return block({decl("long long", "qi", di), decl("long long", "qj", dj), decl("long long", "p", "qi * cols + qj"),
+                  ifThen("qi >= 0 && qi < rows && qj >= 0 && qj < cols && !(" + keep + ")",
+                         {eval("failed |= formac_settle_enqueue(todo, queued, b, qi, qj, cols, band)")})});
   };
+  std::vector<Stmt> t = {decl("int", "failed", "0", false)};
   for (const auto& o : lf.taps)
-    t += queue("i - (" + std::to_string(o[0]) + ")", "j - (" + std::to_string(o[1]) + ")", "  ");
+    t.push_back(queue("i - (" + std::to_string(o[0]) + ")", "j - (" + std::to_string(o[1]) + ")"));
   if (lf.mode != BoundaryMode::Constant && lf.radius > 0) {
     const std::string r = std::to_string(lf.radius);
-    t += "  if (i <= " + r + " || j <= " + r + " || i >= rows - 1 - " + r + " || j >= cols - 1 - " + r + ") {\n"
-         "    long long di, dj;\n"
-         "    for (di = -" + r + "; di <= " + r + "; ++di)\n"
-         "      for (dj = -" + r + "; dj <= " + r + "; ++dj)\n" + queue("i + di", "j + dj", "        ") +
-         "  }\n";
+    t.push_back(ifThen("i <= " + r + " || j <= " + r + " || i >= rows - 1 - " + r + " || j >= cols - 1 - " + r,
+                       {declOnly("long long", "di"), declOnly("long long", "dj"),
+                        forLoop("di = -" + r, "di <= " + r, "++di",
+                                {forLoop("dj = -" + r, "dj <= " + r, "++dj", {queue("i + di", "j + dj")})})}));
   }
-  return t + (keep.empty() ? "  (void)x;\n" : "") + "  return failed;\n}\n";
+  t.push_back(eval("return failed"));
+  std::vector<Param> params = {Param{T + "*", "x", false, true}, Param{"formac_points*", "todo"},
+                               Param{"unsigned char*", "queued"}};
+  for (const char* n : {"b", "i", "j", "rows", "cols", "band"}) params.push_back(Param{"long long", n});
+  return {comment("Queues the points that read (i, j) when it changes" +
+                  std::string(keep.empty() ? "" : ", but those holding a value that never changes") + "."),
+          function("static", "int", name + "_reach", params, std::move(t), {"x"})};
 }
 
 }  // namespace
@@ -154,107 +157,106 @@ SettleC settleFunctionC(const ir::Loop& loop, const passes::LocalFixpoint& lf, c
 
   // What the function takes besides x and x0: only what its text uses.
   SettleC s;
-  s.takes = settleParameters(loop, bn, value + rows + cols, "");
-  const std::string& params = s.takes.list;
+  s.takes = settleParameters(loop, bn, value + rows + cols, false);
   const std::string band = std::to_string(std::max(64, lf.radius));
-  const std::string pragma = [&](const std::string& clause) {
-    return openmp ? "  FORMAC_PRAGMA(omp parallel for " + clause + ")\n" : std::string();
-  }("reduction(|:formac_up, formac_down, formac_failed) reduction(+:formac_moved) schedule(static)");
-  const std::string phasePragma =
-      openmp ? "      FORMAC_PRAGMA(omp parallel for reduction(|:formac_failed) reduction(+:formac_moved) schedule(dynamic, 1))\n"
-             : "";
   // A selective body counts the points changed: the band sees X<0> too.
-  const std::string x0 = lf.selective ? ", const " + T + "* formac_x0" : "";
+  std::vector<Param> bandParams = {Param{T + "*", "formac_x"}};
+  if (lf.selective) bandParams.push_back(Param{T + "*", "formac_x0", false, true});
+  bandParams.insert(bandParams.end(), s.takes.list.begin(), s.takes.list.end());
+  bandParams.insert(bandParams.end(), {Param{"formac_points*", "formac_todo"}, Param{"unsigned char*", "formac_queued"},
+                                       Param{"long long", "formac_b"}, Param{"long long", "formac_band"},
+                                       Param{"unsigned long long*", "formac_moved"}});
   std::vector<std::string> inner;
   for (const auto& r : loop.reads) inner.push_back(bn.stage[static_cast<size_t>(r.inner)]);
   std::string args = lf.selective ? "formac_x, formac_x0" : "formac_x";
   for (const auto& a : s.takes.arguments(inner, bn.scalar, bn.param)) args += ", " + a;
+  const Stmt reached = ifThen(name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, "
+                                     "formac_rows, formac_cols, formac_band)",
+                              {eval("return 1")});
+  std::vector<Stmt> bandBody = {
+      decl("long long", "formac_rows", rows), decl("long long", "formac_cols", cols),
+      decl("formac_points*", "formac_own", "&formac_todo[3 * formac_b]", false), declOnly("long long", "formac_k"),
+      declOnly("long long", "formac_side"), comment("what the bands around handed it"),
+      forLoop("formac_side = 1", "formac_side <= 2", "++formac_side",
+              {decl("formac_points*", "formac_in", "&formac_todo[3 * formac_b + formac_side]", false),
+               forLoop("formac_k = 0", "formac_k < formac_in->n", "++formac_k",
+                       {ifThen("formac_points_push(formac_own, formac_in->v[formac_k])", {eval("return 1")})}),
+               assign("formac_in->n", "0")}),
+      comment("first in, first out: fronts advance together"),
+      whileLoop("formac_own->head < formac_own->n",
+                {decl("long long", "formac_p", "formac_own->v[formac_own->head++]"), declOnly(T, "formac_v"),
+                 decl("long long", "formac_i", "formac_p / formac_cols"), decl("long long", "formac_j", "formac_p % formac_cols"),
+                 assign("formac_queued[formac_p]", "0"),
+                 ifThen(inside, {comment("every read inside the image"), text(valueInside)}, {text(value)}),
+                 block({ifThen("formac_v != formac_x[formac_p]",
+                               {lf.selective ? seq({comment("the point's first change"),
+                                                    eval("*formac_moved += formac_x[formac_p] == formac_x0[formac_p]")})
+                                             : eval("*formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - "
+                                                    "(unsigned long long)formac_x[formac_p] : (unsigned long long)formac_x[formac_p] - "
+                                                    "(unsigned long long)formac_v"),
+                                assign("formac_x[formac_p]", "formac_v"), reached})})}),
+      assign("formac_own->head", "formac_own->n = 0"), eval("return 0")};
 
-  s.function = reachFunction(lf, name, T) +
-      "/* Band b's points to its local fixed point: pops a point, recomputes it, and\n"
-      "   where it changes queues the points that read it. */\n"
-      "static int " + name + "_band(" + T + "* formac_x" + x0 + params + ",\n"
-      "    formac_points* formac_todo, unsigned char* formac_queued, long long formac_b, long long formac_band,\n"
-      "    unsigned long long* formac_moved) {\n"
-      "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ";\n"
-      "  formac_points* formac_own = &formac_todo[3 * formac_b];\n"
-      "  long long formac_k, formac_side;\n"
-      "  for (formac_side = 1; formac_side <= 2; ++formac_side) {  /* what the bands around handed it */\n"
-      "    formac_points* formac_in = &formac_todo[3 * formac_b + formac_side];\n"
-      "    for (formac_k = 0; formac_k < formac_in->n; ++formac_k)\n"
-      "      if (formac_points_push(formac_own, formac_in->v[formac_k])) return 1;\n"
-      "    formac_in->n = 0;\n"
-      "  }\n"
-      "  while (formac_own->head < formac_own->n) {  /* first in, first out: fronts advance together */\n"
-      "    const long long formac_p = formac_own->v[formac_own->head++];\n"
-      "    " + T + " formac_v;\n"
-      "    const long long formac_i = formac_p / formac_cols, formac_j = formac_p % formac_cols;\n"
-      "    formac_queued[formac_p] = 0;\n"
-      "    if (" + inside + ") {  /* every read inside the image */\n" + valueInside +
-      "    } else {\n" + value + "    }\n"
-      "    {\n"
-      "      if (formac_v != formac_x[formac_p]) {\n"
-      + std::string(lf.selective
-            ? "        *formac_moved += formac_x[formac_p] == formac_x0[formac_p];  /* the point's first change */\n"
-            : "        *formac_moved += formac_v > formac_x[formac_p] ? (unsigned long long)formac_v - (unsigned long long)formac_x[formac_p]\n"
-              "                                                       : (unsigned long long)formac_x[formac_p] - (unsigned long long)formac_v;\n") +
-      "        formac_x[formac_p] = formac_v;\n"
-      "        if (" + name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band)) return 1;\n"
-      "      }\n"
-      "    }\n"
-      "  }\n"
-      "  formac_own->head = formac_own->n = 0;\n"
-      "  return 0;\n"
-      "}\n"
-      "/* The do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) + ") from round 1's\n"
-      "   image x (x0 before it) to its fixed point, in place: " + lf.why + ".\n"
-      "   0: x holds the loop's result (passes/LocalFixpoint.h says why it is the\n"
-      "   same); 1: run the rounds one by one (round 1 moved points both ways, the\n"
-      "   rounds the loop needs may exceed `limit`, or memory ran out). */\n"
-      "static int " + name + "(" + T + "* formac_x, const " + T + "* formac_x0" + params +
-      ", formac_settle_scratch* formac_s, long long formac_limit, long long* formac_passes) {\n"
-      "  const long long formac_rows = " + rows + ", formac_cols = " + cols + ", formac_band = " + band + ";\n"
-      "  const long long formac_bands = (formac_rows + formac_band - 1) / formac_band;\n"
-      "  if (formac_settle_prepare(formac_s, 3 * formac_bands, formac_rows * formac_cols)) return 1;\n"
-      "  formac_points* const formac_todo = formac_s->todo;\n"
-      "  unsigned char* const formac_queued = formac_s->queued;\n"
-      "  unsigned long long formac_moved = 0;  /* bounds the rounds: " + (lf.selective ? "the points changed" : "the sum of |x - x0|") + " */\n"
-      "  int formac_up = 0, formac_down = 0, formac_failed = 0;\n"
-      "  long long formac_b;\n"
-      "  formac_s->dirty = 1;  /* until every list is empty again */\n"
-      "  /* Round 1's changes: their direction, their size, and the points that read them. */\n" + pragma +
-      "  for (formac_b = 0; formac_b < formac_bands; ++formac_b) {\n"
-      "    const long long formac_end = formac_b * formac_band + formac_band < formac_rows ? formac_b * formac_band + formac_band : formac_rows;\n"
-      "    long long formac_i, formac_j;\n"
-      "    for (formac_i = formac_b * formac_band; formac_i < formac_end; ++formac_i)\n"
-      "      for (formac_j = 0; formac_j < formac_cols; ++formac_j) {\n"
-      "        const long long formac_p = formac_i * formac_cols + formac_j;\n"
-      "        if (formac_x[formac_p] == formac_x0[formac_p]) continue;\n"
-      "        if (formac_x[formac_p] > formac_x0[formac_p]) {\n"
-      "          formac_up = 1;\n"
-      "          formac_moved += " + std::string(lf.selective ? "1" : "(unsigned long long)formac_x[formac_p] - (unsigned long long)formac_x0[formac_p]") + ";\n"
-      "        } else {\n"
-      "          formac_down = 1;\n"
-      "          formac_moved += " + std::string(lf.selective ? "1" : "(unsigned long long)formac_x0[formac_p] - (unsigned long long)formac_x[formac_p]") + ";\n"
-      "        }\n"
-      "        formac_failed |= " + name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, formac_rows, formac_cols, formac_band);\n"
-      "      }\n"
-      "  }\n"
-      "  while (!formac_failed && !(formac_up && formac_down) && formac_moved <= (unsigned long long)formac_limit) {\n"
-      "    int formac_waiting = 0, formac_parity;\n"
-      "    for (formac_b = 0; formac_b < 3 * formac_bands; ++formac_b) formac_waiting |= formac_todo[formac_b].n > 0;\n"
-      "    if (!formac_waiting) {\n"
-      "      formac_s->dirty = 0;  /* every point popped: every mark clear */\n"
-      "      return 0;\n"
-      "    }\n"
-      "    ++*formac_passes;\n"
-      "    for (formac_parity = 0; formac_parity < 2; ++formac_parity) {\n" + phasePragma +
-      "      for (formac_b = formac_parity; formac_b < formac_bands; formac_b += 2)\n"
-      "        formac_failed |= " + name + "_band(" + args + ", formac_todo, formac_queued, formac_b, formac_band, &formac_moved);\n"
-      "    }\n"
-      "  }\n"
-      "  return 1;\n"
-      "}\n\n";
+  std::vector<Param> params = {Param{T + "*", "formac_x"}, Param{T + "*", "formac_x0", false, true}};
+  params.insert(params.end(), s.takes.list.begin(), s.takes.list.end());
+  params.insert(params.end(), {Param{"formac_settle_scratch*", "formac_s"}, Param{"long long", "formac_limit"},
+                               Param{"long long*", "formac_passes"}});
+  auto moved = [&](const std::string& from, const std::string& to) {
+    return eval("formac_moved += " + (lf.selective ? std::string("1")
+                                                   : "(unsigned long long)" + to + " - (unsigned long long)" + from));
+  };
+  std::vector<Stmt> round1 = {
+      decl("long long", "formac_p", "formac_i * formac_cols + formac_j"),
+      ifThen("formac_x[formac_p] == formac_x0[formac_p]", {eval("continue")}),
+      ifThen("formac_x[formac_p] > formac_x0[formac_p]",
+             {assign("formac_up", "1"), moved("formac_x0[formac_p]", "formac_x[formac_p]")},
+             {assign("formac_down", "1"), moved("formac_x[formac_p]", "formac_x0[formac_p]")}),
+      eval("formac_failed |= " + name + "_reach(formac_x, formac_todo, formac_queued, formac_b, formac_i, formac_j, "
+                                        "formac_rows, formac_cols, formac_band)")};
+  std::vector<Stmt> t = {
+      decl("long long", "formac_rows", rows), decl("long long", "formac_cols", cols), decl("long long", "formac_band", band),
+      decl("long long", "formac_bands", "(formac_rows + formac_band - 1) / formac_band"),
+      ifThen("formac_settle_prepare(formac_s, 3 * formac_bands, formac_rows * formac_cols)", {eval("return 1")}),
+      decl("formac_points* const", "formac_todo", "formac_s->todo", false),
+      decl("unsigned char* const", "formac_queued", "formac_s->queued", false),
+      comment(std::string("bounds the rounds: ") + (lf.selective ? "the points changed" : "the sum of |x - x0|")),
+      decl("unsigned long long", "formac_moved", "0", false), decl("int", "formac_up", "0", false),
+      decl("int", "formac_down", "0", false), decl("int", "formac_failed", "0", false), declOnly("long long", "formac_b"),
+      comment("until every list is empty again"), assign("formac_s->dirty", "1"),
+      comment("Round 1's changes: their direction, their size, and the points that read them."),
+      forLoop("formac_b = 0", "formac_b < formac_bands", "++formac_b",
+              {decl("long long", "formac_end",
+                    "formac_b * formac_band + formac_band < formac_rows ? formac_b * formac_band + formac_band : formac_rows"),
+               declOnly("long long", "formac_i"), declOnly("long long", "formac_j"),
+               forLoop("formac_i = formac_b * formac_band", "formac_i < formac_end", "++formac_i",
+                       {forLoop("formac_j = 0", "formac_j < formac_cols", "++formac_j", std::move(round1))})},
+              openmp ? "reduction(|:formac_up, formac_down, formac_failed) reduction(+:formac_moved) schedule(static)" : ""),
+      whileLoop(
+          "!formac_failed && !(formac_up && formac_down) && formac_moved <= (unsigned long long)formac_limit",
+          {decl("int", "formac_waiting", "0", false), declOnly("int", "formac_parity"),
+           forLoop("formac_b = 0", "formac_b < 3 * formac_bands", "++formac_b",
+                   {eval("formac_waiting |= formac_todo[formac_b].n > 0")}),
+           ifThen("!formac_waiting",
+                  {comment("every point popped: every mark clear"), assign("formac_s->dirty", "0"), eval("return 0")}),
+           eval("++*formac_passes"),
+           forLoop("formac_parity = 0", "formac_parity < 2", "++formac_parity",
+                   {forLoop("formac_b = formac_parity", "formac_b < formac_bands", "formac_b += 2",
+                            {eval("formac_failed |= " + name + "_band(" + args +
+                                  ", formac_todo, formac_queued, formac_b, formac_band, &formac_moved)")},
+                            openmp ? "reduction(|:formac_failed) reduction(+:formac_moved) schedule(dynamic, 1)" : "")})}),
+      eval("return 1")};
+
+  std::vector<Stmt> out = reachFunction(lf, name, T);
+  out.push_back(comment("Band b's points to its local fixed point: pops a point, recomputes it, and\n"
+                        "where it changes queues the points that read it."));
+  out.push_back(function("static", "int", name + "_band", std::move(bandParams), std::move(bandBody)));
+  out.push_back(comment("The do loop over '" + loop.iterator + "' (line " + std::to_string(loop.loc.line) +
+                        ") from round 1's\nimage x (x0 before it) to its fixed point, in place: " + lf.why +
+                        ".\n0: x holds the loop's result (passes/LocalFixpoint.h says why it is the\n"
+                        "same); 1: run the rounds one by one (round 1 moved points both ways, the\n"
+                        "rounds the loop needs may exceed `limit`, or memory ran out)."));
+  out.push_back(function("static", "int", name, std::move(params), std::move(t)));
+  s.function = CPrinter().print(out) + "\n";
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include "codegen/ExprPrinter.h"
 #include "codegen/SettleBody.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Edges.h"
 
 namespace formac::codegen {
@@ -81,8 +82,8 @@ SettleCuda settleKernelCuda(const ir::Loop& loop, const passes::LocalFixpoint& l
   const std::string rows = extent(lf.carried, 0), cols = extent(lf.carried, 1);
 
   SettleCuda s;
-  s.takes = settleParameters(loop, bn, value + rows + cols, " __restrict__");
-  const std::string& params = s.takes.list;
+  s.takes = settleParameters(loop, bn, value + rows + cols, true);
+  const std::string params = s.takes.list.empty() ? "" : ", " + printerFor(true).params(s.takes.list);
   // A tile at a border whose reads land inside the image reads its own
   // points through the border: it is marked again when it changes.
   const bool self = lf.mode != BoundaryMode::Constant && lf.radius > 0;
