@@ -174,12 +174,11 @@ ReduceCuda cudaReduceRequest(const CudaProgram& c, int sid, LaunchSchedule* sc) 
   r.stage = &stageOf(c, sid);
   r.names = c.names;
   r.name = c.kernel + "_stage" + std::to_string(sid) + "_" + nameOf(c, sid);
-  auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
-  for (int id : producersOf(p, {sid}))
-    add(r.inputParams, "const " + cType(stageOf(c, id).type) + "* __restrict__ " + nameOf(c, id));
-  for (int i : scalarsOf(p, {sid}))
-    add(r.inputParams, std::string("const ") + scalarCType(p.scalars[static_cast<size_t>(i)].type) + " " +
-                           c.names->scalar[static_cast<size_t>(i)]);
+  for (int id : producersOf(p, {sid})) r.inputParams.push_back({cType(stageOf(c, id).type), nameOf(c, id), true, true});
+  for (int i : scalarsOf(p, {sid})) {
+    const size_t k = static_cast<size_t>(i);
+    r.inputParams.push_back({scalarCType(p.scalars[k].type), c.names->scalar[k], false, true});
+  }
   r.inputs = inputsOf(c, {sid});
   if (sc && r.stage->kind == ir::Stage::Reduce)
     r.partials = scratch(*sc, {"formac_partials" + std::to_string(sid), reducePartialType(*r.stage),

@@ -86,34 +86,46 @@ std::string aligned(const ReduceCuda& r, const FlatReads& f) {
   return t;
 }
 
-std::string loads(const ReduceCuda& r, const FlatReads& f, int batch, const std::string& at, const std::string& in) {
-  std::string t, B = str(batch), step = str(32 * f.per);
+std::vector<Stmt> loads(const ReduceCuda& r, const FlatReads& f, int batch, const std::string& at) {
+  std::vector<Stmt> t;
+  std::string B = str(batch), step = str(32 * f.per);
   for (int id : f.producers) {
     std::string L = loadType(f.per * scalarSize(elementOf(r, id))), l = "formac_l" + str(id);
-    t += in + L + " " + l + "[" + B + "];\n" + in + "#pragma unroll\n" + in + "for (int formac_b = 0; formac_b < " + B +
-         "; ++formac_b) " + l + "[formac_b] = __ldg((const " + L + "*)(" + name(r, id) + " + " + at + " + formac_b * " +
-         step + "));\n";
+    t.push_back(declOnly(L, l + "[" + B + "]"));
+    t.push_back(unrolledLoop("int formac_b = 0", "formac_b < " + B, "++formac_b",
+                             {assign(l + "[formac_b]", "__ldg((const " + L + "*)(" + name(r, id) + " + " + at +
+                                                           " + formac_b * " + step + "))")}));
   }
   return t;
 }
 
-std::string unpack(const ReduceCuda& r, const FlatReads& f, const std::string& b, const std::string& in) {
-  std::string t;
+std::vector<Stmt> unpack(const ReduceCuda& r, const FlatReads& f, const std::string& b) {
+  std::vector<Stmt> t;
   for (int id : f.producers) {
     std::string e = "formac_e" + str(id);
-    t += in + scalarCType(elementOf(r, id)) + " " + e + "[" + str(f.per) + "];\n" + in + "memcpy(" + e +
-         ", &formac_l" + str(id) + "[" + b + "], sizeof " + e + ");\n";
+    t.push_back(declOnly(scalarCType(elementOf(r, id)), e + "[" + str(f.per) + "]"));
+    t.push_back(eval("memcpy(" + e + ", &formac_l" + str(id) + "[" + b + "], sizeof " + e + ")"));
   }
   return t;
 }
 
-std::string value(const ReduceCuda& r, bool vector, const std::string& in) {
+std::vector<Stmt> value(const ReduceCuda& r, bool vector) {
   ir::Stage domain = domainStage(*r.stage);
   LoopNestOptions lo = reduce_cuda::pointOptions(*r.pipeline, domain, *r.names);
   lo.access = [&](int id, const std::vector<std::string>&) {
     return vector ? "formac_e" + str(id) + "[formac_u]" : name(r, id) + "[formac_k]";
   };
-  return in + cType(domain.type) + " formac_v;\n" + emitPointBody(lo, false, in);
+  return {declOnly(cType(domain.type), "formac_v"), seq(pointBody(lo, false))};
+}
+
+std::string loads(const ReduceCuda& r, const FlatReads& f, int batch, const std::string& at, const std::string& in) {
+  return printerFor(true).print(loads(r, f, batch, at), in);
+}
+std::string unpack(const ReduceCuda& r, const FlatReads& f, const std::string& b, const std::string& in) {
+  return printerFor(true).print(unpack(r, f, b), in);
+}
+std::string value(const ReduceCuda& r, bool vector, const std::string& in) {
+  return printerFor(true).print(value(r, vector), in);
 }
 
 }  // namespace reduce_flat

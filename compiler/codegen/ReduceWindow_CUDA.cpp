@@ -57,25 +57,26 @@ std::string shuffle(ScalarKind e, const std::string& x, const std::string& lane)
 
 // Row i's window formac_r<i>[c - lo], c = lo .. per - 1 + hi: the lane's own
 // load for 0 <= c < per, else lane j + m's (c = m * per + e), or memory.
-std::string rowWindow(const ReduceCuda& r, const WindowReads& w, int i, const std::string& in) {
+std::vector<Stmt> rowWindow(const ReduceCuda& r, const WindowReads& w, int i) {
   const WindowReads::Row& row = w.rows[static_cast<size_t>(i)];
   ScalarKind e = stageOf(r, row.producer).type.scalar;
   std::string E = scalarCType(e), L = reduce_flat::loadType(w.per * scalarSize(e)), I = str(i), at = "formac_k + formac_ro" + I;
   std::string o = "formac_o" + I, win = "formac_r" + I;
-  std::string t = in + "const " + L + " formac_l" + I + " = __ldg((const " + L + "*)(" + name(r, row.producer) + " + " +
-                  at + "));\n" + in + E + " " + o + "[" + str(w.per) + "];\n" + in + "memcpy(" + o + ", &formac_l" + I +
-                  ", sizeof " + o + ");\n" + in + E + " " + win + "[" + str(w.per + row.hi - row.lo) + "];\n";
+  std::vector<Stmt> t = {decl(L, "formac_l" + I, "__ldg((const " + L + "*)(" + name(r, row.producer) + " + " + at + "))"),
+                         declOnly(E, o + "[" + str(w.per) + "]"),
+                         eval("memcpy(" + o + ", &formac_l" + I + ", sizeof " + o + ")"),
+                         declOnly(E, win + "[" + str(w.per + row.hi - row.lo) + "]")};
   for (int c = row.lo; c < w.per + row.hi; ++c) {
     std::string slot = win + "[" + str(c - row.lo) + "]";
     if (c >= 0 && c < w.per) {
-      t += in + slot + " = " + o + "[" + str(c) + "];\n";
+      t.push_back(assign(slot, o + "[" + str(c) + "]"));
       continue;
     }
     int m = c >= 0 ? c / w.per : -((-c + w.per - 1) / w.per), k = c - m * w.per;
     std::string lane = "(formac_j + " + str(m < 0 ? 32 + m : m) + ") & 31";
     std::string near = m < 0 ? "formac_j >= " + str(-m) : "formac_j < " + str(32 - m);
-    t += in + "{\n" + in + "  const " + E + " formac_s = " + shuffle(e, o + "[" + str(k) + "]", lane) + ";\n" + in + "  " +
-         slot + " = " + near + " ? formac_s : " + name(r, row.producer) + "[" + at + " + (" + str(c) + ")];\n" + in + "}\n";
+    t.push_back(block({decl(E, "formac_s", shuffle(e, o + "[" + str(k) + "]", lane)),
+                       assign(slot, near + " ? formac_s : " + name(r, row.producer) + "[" + at + " + (" + str(c) + ")]")}));
   }
   return t;
 }
@@ -137,10 +138,10 @@ std::string windowAligned(const ReduceCuda& r, const WindowReads& w) {
   return t + n(rankOf(r) - 1) + " % " + str(w.per) + " == 0";
 }
 
-std::string windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered, const std::string& add,
-                        const std::string& pointByPoint) {
+Stmt windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered, const Stmt& add,
+                 std::vector<Stmt> pointByPoint) {
   const int rank = rankOf(r);
-  const std::string in = "    ", per = str(w.per), step = str(ir::kSumLanes * w.per), lanes = str(ir::kSumLanes);
+  const std::string per = str(w.per), step = str(ir::kSumLanes * w.per), lanes = str(ir::kSumLanes);
   const std::string chunk = str(ir::kSumChunk);
   ir::Stage domain = domainStage(*r.stage);
   const std::string T = cType(domain.type);
@@ -154,19 +155,12 @@ std::string windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered,
       inside += " && " + p(d) + (d == rank - 1 ? " + " + str(w.per - 1) : "") + " <= " + b;
   }
   inside = inside.empty() ? "1" : inside.substr(4);
+  auto each = [&](std::vector<Stmt> body) {
+    return unrolledLoop("int formac_u = 0", "formac_u < " + per, "++formac_u", std::move(body));
+  };
 
-  std::string t = in + "if (formac_aligned && formac_end - formac_c * " + chunk + " == " + chunk + ") {\n" +
-                  in + "  /* " + per + " points a lane along the last dimension, " + step +
-                  " a warp: each row a window (ReduceWindow_CUDA.h). */\n" +
-                  in + "  long long formac_k = formac_c * " + chunk + " + formac_j * " + per + ";\n" +
-                  reduce_cuda::kernelPointIndices(r, in + "  ", "formac_p");
-  for (size_t i = 0; i < w.rows.size(); ++i)
-    t += in + "  const long long formac_ro" + str(static_cast<long long>(i)) + " = " + rowOffset(w.rows[i]) + ";\n";
-  t += in + "  for (int formac_i = 0; formac_i < " + str(ir::kSumChunk / (ir::kSumLanes * w.per)) + "; ++formac_i) {\n" +
-       in + "    " + T + " formac_w[" + per + "];\n" +
-       in + "    if (__ballot_sync(0xffffffffu, " + inside + ") == 0xffffffffu) {\n";
-  for (size_t i = 0; i < w.rows.size(); ++i) t += rowWindow(r, w, static_cast<int>(i), in + "      ");
-
+  std::vector<Stmt> windows;
+  for (size_t i = 0; i < w.rows.size(); ++i) windows.push_back(seq(rowWindow(r, w, static_cast<int>(i))));
   LoopNestOptions vec = lo;
   vec.preloaded = [&](const ir::Expr& e) {
     if (e.kind != ir::Expr::ImageRead || e.axes.empty()) return std::string();
@@ -174,27 +168,36 @@ std::string windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered,
     const int at = e.axes[static_cast<size_t>(rank - 1)].offset - w.rows[static_cast<size_t>(i)].lo;
     return "formac_r" + str(i) + "[formac_u" + (at ? " + " + str(at) : "") + "]";
   };
-  std::string indices;
-  for (int d = 0; d < rank; ++d)
-    indices += in + "        const I q" + str(d) + " = " + p(d) + (d == rank - 1 ? " + formac_u" : "") + ";\n";
-  t += in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-       in + "        " + T + " formac_v;\n" + emitPointBody(vec, false, in + "        ") +
-       in + "        formac_w[formac_u] = formac_v;\n" + in + "      }\n" +
-       in + "    } else {\n" +
-       in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-       indices + reduce_cuda::kernelPointValue(r, in + "        ") + in + "        formac_w[formac_u] = formac_v;\n" +
-       in + "      }\n" + in + "    }\n";
-  if (ordered)
-    t += in + "    __syncwarp();\n" + in + "    memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w);\n" +
-         in + "    __syncwarp();\n" + in + "    #pragma unroll\n" +
-         in + "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-         in + "      const " + T + " formac_v = formac_mine[formac_u * " + lanes + " + formac_j];\n" +
-         in + "      " + add + "\n" + in + "    }\n";
-  else
-    t += in + "    #pragma unroll\n" + in + "    for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-         in + "      const " + T + " formac_v = formac_w[formac_u];\n" + in + "      " + add + "\n" + in + "    }\n";
-  return t + in + "    formac_k += " + step + ";\n" + reduce_cuda::kernelAdvance(r, in + "  ", "formac_p", step) +
-         in + "  }\n" + in + "} else {\n" + indent(pointByPoint, "  ") + in + "}\n";
+  windows.push_back(each({declOnly(T, "formac_v"), seq(pointBody(vec, false)), assign("formac_w[formac_u]", "formac_v")}));
+  std::vector<Stmt> pointwise;
+  for (int d = 0; d < rank; ++d) pointwise.push_back(decl("I", "q" + str(d), p(d) + (d == rank - 1 ? " + formac_u" : "")));
+  pointwise.push_back(seq(reduce_cuda::pointValue(r)));
+  pointwise.push_back(assign("formac_w[formac_u]", "formac_v"));
+
+  std::vector<Stmt> window = {declOnly(T, "formac_w[" + per + "]"),
+                              ifThen("__ballot_sync(0xffffffffu, " + inside + ") == 0xffffffffu", std::move(windows),
+                                     {each(std::move(pointwise))})};
+  if (ordered) {
+    window.push_back(eval("__syncwarp()"));
+    window.push_back(eval("memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w)"));
+    window.push_back(eval("__syncwarp()"));
+    window.push_back(each({decl(T, "formac_v", "formac_mine[formac_u * " + lanes + " + formac_j]"), add}));
+  } else {
+    window.push_back(each({decl(T, "formac_v", "formac_w[formac_u]"), add}));
+  }
+  window.push_back(eval("formac_k += " + step));
+  window.push_back(seq(reduce_cuda::advance(r, "formac_p", step)));
+
+  std::vector<Stmt> rows = {comment(per + " points a lane along the last dimension, " + step +
+                                    " a warp: each row a window (ReduceWindow_CUDA.h)."),
+                            decl("long long", "formac_k", "formac_c * " + chunk + " + formac_j * " + per, false),
+                            seq(reduce_cuda::pointIndices(r, "formac_p"))};
+  for (size_t i = 0; i < w.rows.size(); ++i)
+    rows.push_back(decl("long long", "formac_ro" + str(static_cast<long long>(i)), rowOffset(w.rows[i])));
+  rows.push_back(forLoop("int formac_i = 0", "formac_i < " + str(ir::kSumChunk / (ir::kSumLanes * w.per)), "++formac_i",
+                         std::move(window)));
+  return ifThen("formac_aligned && formac_end - formac_c * " + chunk + " == " + chunk, std::move(rows),
+                std::move(pointByPoint));
 }
 
 }  // namespace formac::codegen

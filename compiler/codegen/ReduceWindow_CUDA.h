@@ -44,11 +44,11 @@ WindowReads windowReads(const ReduceCuda& r);
 // elements) and the last dimension's extent a multiple of per.
 std::string windowAligned(const ReduceCuda& r, const WindowReads& w);
 
-// The statements of chunkLoop's body for a chunk: when it is full and
+// The statement of chunkLoop's body for a chunk: when it is full and
 // windowAligned (formac_aligned), per points a lane as above, each value
 // passed to `add` (a statement using formac_v), through formac_mine when
 // `ordered` (a floating sum); else `pointByPoint`.
-std::string windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered, const std::string& add,
-                        const std::string& pointByPoint);
+Stmt windowChunk(const ReduceCuda& r, const WindowReads& w, bool ordered, const Stmt& add,
+                 std::vector<Stmt> pointByPoint);
 
 }  // namespace formac::codegen

@@ -47,8 +47,8 @@ std::string integerLimit(ScalarKind k, bool highest) {
 struct Op {
   std::string partial;   // the partial's type
   std::string identity;  // a partial of no points
-  std::string add;       // statement adding formac_v
-  std::string merge;     // statement merging formac_x
+  Stmt add;              // statement adding formac_v
+  Stmt merge;            // statement merging formac_x
   std::string empty;     // the result of an empty domain
   bool floatingSum = false;
 };
@@ -65,8 +65,8 @@ Op opOf(const ir::Stage& s) {
       o.floatingSum = isFloating(elem);
       o.partial = o.floatingSum ? "double" : "unsigned long long";
       o.identity = o.floatingSum ? "0.0" : "0ULL";
-      o.add = "formac_acc += (" + o.partial + ")formac_v;";
-      o.merge = "formac_acc += formac_x;";
+      o.add = eval("formac_acc += (" + o.partial + ")formac_v");
+      o.merge = eval("formac_acc += formac_x");
       o.empty = "0";
       break;
     case ReduceOp::Min:
@@ -78,22 +78,22 @@ Op opOf(const ir::Stage& s) {
         std::string fn = std::string(isMax ? "formac_max_total_" : "formac_min_total_") +
                          (elem == ScalarKind::Float ? "f" : "d");
         o.identity = "NAN";
-        o.add = "formac_acc = " + fn + "(formac_acc, formac_v);";
-        o.merge = "formac_acc = " + fn + "(formac_acc, formac_x);";
+        o.add = assign("formac_acc", fn + "(formac_acc, formac_v)");
+        o.merge = assign("formac_acc", fn + "(formac_acc, formac_x)");
         o.empty = isMax ? "-INFINITY" : "INFINITY";
       } else {
         std::string cmp = isMax ? " > " : " < ";
         o.identity = o.empty = integerLimit(elem, !isMax);
-        o.add = "if (formac_v" + cmp + "formac_acc) formac_acc = formac_v;";
-        o.merge = "if (formac_x" + cmp + "formac_acc) formac_acc = formac_x;";
+        o.add = ifThen("formac_v" + cmp + "formac_acc", {assign("formac_acc", "formac_v")});
+        o.merge = ifThen("formac_x" + cmp + "formac_acc", {assign("formac_acc", "formac_x")});
       }
       break;
     }
     case ReduceOp::Count:
       o.partial = "long long";
       o.identity = o.empty = "0";
-      o.add = "formac_acc += formac_v != 0;";
-      o.merge = "formac_acc += formac_x;";
+      o.add = eval("formac_acc += formac_v != 0");
+      o.merge = eval("formac_acc += formac_x");
       break;
     case ReduceOp::Any:
     case ReduceOp::All: {
@@ -101,8 +101,8 @@ Op opOf(const ir::Stage& s) {
       std::string bit = any ? "|" : "&";
       o.partial = "int";
       o.identity = o.empty = any ? "0" : "1";
-      o.add = "formac_acc " + bit + "= formac_v != 0;";
-      o.merge = "formac_acc " + bit + "= formac_x;";
+      o.add = eval("formac_acc " + bit + "= formac_v != 0");
+      o.merge = eval("formac_acc " + bit + "= formac_x");
       break;
     }
   }
@@ -115,69 +115,57 @@ std::string n(int d) { return "formac_n" + std::to_string(d); }
 
 // Kernel: the domain's extents as I (formac_n0, ...), and as long long the
 // points combined into one value (formac_len) and the values (formac_outs).
-std::string domainDeclarations(const ReduceCuda& r) {
+std::vector<Stmt> domainDeclarations(const ReduceCuda& r) {
   const ir::Reduction& red = r.stage->reduction;
-  std::string t, len, outs;
+  std::vector<Stmt> t;
+  std::string len, outs;
   for (int d = 0; d < rankOf(*r.stage); ++d) {
-    t += "  const I " + n(d) + " = (I)(" + ir::printSize(red.input.axes[static_cast<size_t>(d)].count, r.names->param) +
-         ");\n";
+    std::string count = ir::printSize(red.input.axes[static_cast<size_t>(d)].count, r.names->param);
+    t.push_back(decl("I", n(d), "(I)(" + count + ")"));
     std::string& product = red.dim < 0 || d == red.dim ? len : outs;
     product += (product.empty() ? "(long long)" : " * (long long)") + n(d);
   }
-  t += "  const long long formac_len = " + len + ";  /* points combined into one value */\n";
-  if (red.dim >= 0) t += "  const long long formac_outs = " + (outs.empty() ? "1" : outs) + ";\n";
-  // The parameters no extent of the domain names (the kernel's header takes them all).
-  return unusedParameters(r.names->param, t) + t + "  const long long formac_chunks = (formac_len + " + kChunkMask +
-         ") / " + kChunk + ";\n";
+  t.push_back(comment("points combined into one value"));
+  t.push_back(decl("long long", "formac_len", len));
+  if (red.dim >= 0) t.push_back(decl("long long", "formac_outs", outs.empty() ? "1" : outs));
+  t.push_back(decl("long long", "formac_chunks", "(formac_len + " + kChunkMask + ") / " + kChunk));
+  return t;
 }
 
-// The point's value into formac_v (an element of the domain's type), at
-// lattice indices q0, q1, ...
-// Inside the box where every boundary-mode read is in range (LoopNest's
-// fast bounds), the reads unchecked; elsewhere resolved (the same values).
-std::string pointValue(const ReduceCuda& r, const std::string& ind) {
-  ir::Stage domain = domainStage(*r.stage);
-  LoopNestOptions lo = reduce_cuda::pointOptions(*r.pipeline, domain, *r.names);
-  std::string inside;
-  std::set<std::string> seen;
-  auto bound = [&](const std::string& test) {
-    if (seen.insert(test).second) inside += (inside.empty() ? "" : " && ") + test;
-  };
-  for (size_t d = 0; d < domain.pieces[0].axes.size(); ++d) {
-    for (const auto& b : fastLowerBounds(lo, d)) bound(q(static_cast<int>(d)) + " >= " + b);
-    for (const auto& b : fastUpperBounds(lo, d)) bound(q(static_cast<int>(d)) + " <= " + b);
-  }
-  if (inside.empty()) return reduce_cuda::pointValueOf(*r.pipeline, *r.stage, *r.names, ind);
-  return ind + cType(domain.type) + " formac_v;\n" + ind + "if (" + inside + ") {\n" +
-         emitPointBody(lo, false, ind + "  ") + ind + "} else {\n" + emitPointBody(lo, true, ind + "  ") + ind + "}\n";
+// for (int var = 0; var < count; ++var), unrolled.
+Stmt upTo(const std::string& var, const std::string& count, std::vector<Stmt> body) {
+  return unrolledLoop("int " + var + " = 0", var + " < " + count, "++" + var, std::move(body));
+}
+
+// The end of chunk formac_c of `len` values (one past its last).
+std::string chunkEnd(const std::string& len) {
+  return len + " - formac_c * " + kChunk + " < " + kChunk + " ? " + len + " : formac_c * " + kChunk + " + " + kChunk;
 }
 
 // The chunks of `len` values from chunk `first` up to (not with) `stop`,
 // `stride` chunks apart: a warp each, lane j accumulating into formac_acc
 // the values k = j mod 32 (`body`, given formac_c and formac_end).
-std::string chunkLoop(const std::string& len, const std::string& first, const std::string& stride,
-                      const std::string& stop, const std::string& body) {
-  return "  for (long long formac_c = " + first + "; formac_c < " + stop + "; formac_c += " + stride + ") {\n"
-         "    const long long formac_end = " + len + " - formac_c * " + kChunk + " < " + kChunk + " ? " + len +
-         " : formac_c * " + kChunk + " + " + kChunk + ";\n" + body + "  }\n";
+Stmt chunkLoop(const std::string& len, const std::string& first, const std::string& stride, const std::string& stop,
+               std::vector<Stmt> body) {
+  return forLoop("long long formac_c = " + first, "formac_c < " + stop, "formac_c += " + stride,
+                 {decl("long long", "formac_end", chunkEnd(len)), seq(std::move(body))});
 }
 
 // The lanes' formac_acc folded pairwise into lane 0's (lane j takes lane
-// j + s, s = 16 .. 1), at indentation `in`.
-std::string laneFold(const Op& o, const std::string& in) {
-  return in + "for (int formac_s = " + str(ir::kSumLanes / 2) + "; formac_s >= 1; formac_s /= 2) {\n" +
-         in + "  const " + o.partial + " formac_x = (" + o.partial +
-         ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s);\n" + in + "  " + o.merge + "\n" + in + "}\n";
+// j + s, s = 16 .. 1).
+Stmt laneFold(const Op& o) {
+  return forLoop("int formac_s = " + str(ir::kSumLanes / 2), "formac_s >= 1", "formac_s /= 2",
+                 {decl(o.partial, "formac_x", "(" + o.partial + ")__shfl_down_sync(0xffffffffu, formac_acc, formac_s)"),
+                  o.merge});
 }
 
 // chunkLoop with a partial a chunk: formac_acc starts at the identity in
 // each chunk, the lanes fold, and lane 0 stores it into `out`[formac_c].
-std::string eachChunk(const Op& o, const std::string& len, const std::string& first, const std::string& stride,
-                      const std::string& stop, const std::string& body, const std::string& out) {
-  std::string in = "    ";
+Stmt eachChunk(const Op& o, const std::string& len, const std::string& first, const std::string& stride,
+               const std::string& stop, std::vector<Stmt> body, const std::string& out) {
   return chunkLoop(len, first, stride, stop,
-                   in + o.partial + " formac_acc = " + o.identity + ";\n" + body + laneFold(o, in) +
-                       in + "if (formac_j == 0) " + out + "[formac_c] = formac_acc;\n");
+                   {decl(o.partial, "formac_acc", o.identity, false), seq(std::move(body)), laneFold(o),
+                    ifThen("formac_j == 0", {assign(out + "[formac_c]", "formac_acc")})});
 }
 
 // A chunk's values one lane-step at a time: lane j's values k = j mod 32
@@ -185,171 +173,132 @@ std::string eachChunk(const Op& o, const std::string& len, const std::string& fi
 // computed (`value` declares `name` of `type` at formac_k; `advance` moves
 // the indices 32 points on) before they are added (`accumulate`) in the same
 // order, so that their loads are in flight together.
-std::string batched(const std::string& start, const std::string& type, const std::string& name,
-                    const std::string& value, const std::string& accumulate, const std::string& advance,
-                    int size = kBatch) {
-  std::string in = "    ", batch = str(size);
-  std::string inside = "formac_k + " + kLanes + " * formac_u < formac_end";
-  return in + "long long formac_k = formac_c * " + kChunk + " + formac_j;\n" + start +
-         in + "for (; formac_k < formac_end; formac_k += " + kLanes + " * " + batch + ") {\n" +
-         in + "  " + type + " formac_batch[" + batch + "];\n" +
-         in + "#pragma unroll\n" +
-         in + "  for (int formac_u = 0; formac_u < " + batch + "; ++formac_u) {\n" +
-         in + "    if (" + inside + ") {\n" + value + in + "      formac_batch[formac_u] = " + name + ";\n" +
-         in + "    }\n" + advance + in + "  }\n" +
-         in + "#pragma unroll\n" +
-         in + "  for (int formac_u = 0; formac_u < " + batch + "; ++formac_u) {\n" +
-         in + "    if (!(" + inside + ")) break;\n" +
-         in + "    const " + type + " " + name + " = formac_batch[formac_u];\n" +
-         in + "    " + accumulate + "\n" + in + "  }\n" + in + "}\n";
+std::vector<Stmt> batched(std::vector<Stmt> start, const std::string& type, const std::string& name,
+                          std::vector<Stmt> value, const Stmt& accumulate, std::vector<Stmt> advance,
+                          int size = kBatch) {
+  std::string batch = str(size), inside = "formac_k + " + kLanes + " * formac_u < formac_end";
+  Stmt compute = upTo("formac_u", batch,
+                      {ifThen(inside, {seq(std::move(value)), assign("formac_batch[formac_u]", name)}),
+                       seq(std::move(advance))});
+  Stmt add = upTo("formac_u", batch,
+                  {ifThen("!(" + inside + ")", {eval("break")}), decl(type, name, "formac_batch[formac_u]"), accumulate});
+  return {decl("long long", "formac_k", "formac_c * " + kChunk + " + formac_j", false), seq(std::move(start)),
+          forLoop("", "formac_k < formac_end", "formac_k += " + kLanes + " * " + batch,
+                  {declOnly(type, "formac_batch[" + batch + "]"), compute, add})};
 }
 
-std::string header(const ReduceCuda& r, const std::string& suffix, const std::string& params, int minBlocks = 0) {
-  std::string bounds = kThreads + (minBlocks ? ", " + str(minBlocks) : "");
-  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + bounds + ") " + r.name + suffix + "(" +
-                  (r.inputParams.empty() ? "" : r.inputParams + ", ") + params;
-  for (const auto& prm : r.names->param) t += ", const I " + prm;
-  return t + ") {\n";  // domainDeclarations follows
+// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>,
+// <parameters as I>) { body }`, `minBlocks` a multiprocessor when not 0.
+Stmt kernel(const ReduceCuda& r, const std::string& suffix, std::vector<Param> params, std::vector<Stmt> body,
+            int minBlocks = 0) {
+  std::vector<Param> all = r.inputParams;
+  all.insert(all.end(), params.begin(), params.end());
+  for (const auto& prm : r.names->param) all.push_back({"I", prm, false, true});
+  Stmt k = function("__global__", "void", r.name + suffix, std::move(all), std::move(body), r.names->param);
+  k.templateParams = "typename I";
+  k.attributes = "__launch_bounds__(" + kThreads + (minBlocks ? ", " + str(minBlocks) : "") + ")";
+  return k;
 }
 
-// The lattice indices (`prefix`0.., I) of point formac_k (row-major), at
-// indentation `in`.
-std::string pointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q") {
-  int rank = rankOf(*r.stage);
-  std::string start = in + "/* The lattice indices of point k (row-major), then moved on with it. */\n" +
-                      in + "long long formac_rest = formac_k;\n";
-  for (int d = rank - 1; d > 0; --d)
-    start += in + "I " + prefix + str(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
-  return start + in + "I " + prefix + "0 = (I)formac_rest;\n";
-}
-
-// The lattice indices (`prefix`0..) moved on by `step` points (at
-// indentation `in` + 2).
-std::string advanceIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q",
-                           const std::string& step = kLanes) {
-  int rank = rankOf(*r.stage);
-  auto p = [&](int d) { return prefix + str(d); };
-  std::string advance = in + "  " + p(rank - 1) + " += " + step + ";\n";
-  if (rank > 1) {
-    advance += in + "  while (" + p(rank - 1) + " >= " + n(rank - 1) + ") {\n" + in + "    " + p(rank - 1) + " -= " +
-               n(rank - 1) + ";\n";
-    std::string pad = in + "    ";
-    for (int d = rank - 2; d > 0; --d, pad += "  ")
-      advance += pad + "if (++" + p(d) + " == " + n(d) + ") {\n" + pad + "  " + p(d) + " = 0;\n";
-    advance += pad + "++" + p(0) + ";\n";
-    for (int d = 1; d < rank - 1; ++d) {
-      pad.resize(pad.size() - 2);
-      advance += pad + "}\n";
-    }
-    advance += in + "  }\n";
-  }
-  return advance;
-}
+std::string print(const std::vector<Stmt>& kernel) { return printerFor(true).print(kernel) + "\n"; }
 
 // dim = -1, a point-wise body (ReduceFlat_CUDA.h): a full chunk whose
 // producers are aligned goes kFlatBatch * 16 bytes a lane at a time; any
 // other chunk point by point. Floating sums keep the rule's order: the
 // warp's values pass through shared memory, lane j then adding the points
 // k = j mod 32 of each step in increasing k.
-std::string flatChunk(const ReduceCuda& r, const Op& o, const FlatReads& f) {
-  std::string in = "    ", per = str(f.per), steps = str(ir::kSumChunk / (32 * f.per)), B = str(kFlatBatch);
+Stmt flatChunk(const ReduceCuda& r, const Op& o, const FlatReads& f) {
+  std::string per = str(f.per), steps = str(ir::kSumChunk / (32 * f.per)), B = str(kFlatBatch);
   std::string T = cType(domainStage(*r.stage).type);
-  std::string add = o.floatingSum
-      ? in + "      " + T + " formac_w[" + per + "];\n" +
-        in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-        reduce_flat::value(r, true, in + "        ") + in + "        formac_w[formac_u] = formac_v;\n" + in + "      }\n" +
-        in + "      __syncwarp();\n" + in + "      memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w);\n" +
-        in + "      __syncwarp();\n" +
-        in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-        in + "        const " + T + " formac_v = formac_mine[formac_u * " + kLanes + " + formac_j];\n" +
-        in + "        " + o.add + "\n" + in + "      }\n"
-      : in + "      #pragma unroll\n" + in + "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-        reduce_flat::value(r, true, in + "        ") + in + "        " + o.add + "\n" + in + "      }\n";
-  return in + "if (formac_aligned && formac_end - formac_c * " + kChunk + " == " + kChunk + ") {\n" +
-         in + "  for (int formac_i = 0; formac_i < " + steps + "; formac_i += " + B + ") {\n" +
-         in + "    const long long formac_at = formac_c * " + kChunk + " + formac_i * " + str(32 * f.per) +
-         " + formac_j * " + per + ";\n" + reduce_flat::loads(r, f, kFlatBatch, "formac_at", in + "    ") +
-         in + "    #pragma unroll\n" + in + "    for (int formac_b = 0; formac_b < " + B + "; ++formac_b) {\n" +
-         reduce_flat::unpack(r, f, "formac_b", in + "      ") + add + in + "    }\n" + in + "  }\n" +
-         in + "} else {\n" +
-         in + "  for (long long formac_k = formac_c * " + kChunk + " + formac_j; formac_k < formac_end; formac_k += " +
-         kLanes + ") {\n" + reduce_flat::value(r, false, in + "    ") + in + "    " + o.add + "\n" + in + "  }\n" +
-         in + "}\n";
+  std::vector<Stmt> add;
+  if (o.floatingSum)
+    add = {declOnly(T, "formac_w[" + per + "]"),
+           upTo("formac_u", per, {seq(reduce_flat::value(r, true)), assign("formac_w[formac_u]", "formac_v")}),
+           eval("__syncwarp()"), eval("memcpy(formac_mine + formac_j * " + per + ", formac_w, sizeof formac_w)"),
+           eval("__syncwarp()"),
+           upTo("formac_u", per, {decl(T, "formac_v", "formac_mine[formac_u * " + kLanes + " + formac_j]"), o.add})};
+  else
+    add = {upTo("formac_u", per, {seq(reduce_flat::value(r, true)), o.add})};
+  return ifThen(
+      "formac_aligned && formac_end - formac_c * " + kChunk + " == " + kChunk,
+      {forLoop("int formac_i = 0", "formac_i < " + steps, "formac_i += " + B,
+               {decl("long long", "formac_at",
+                     "formac_c * " + kChunk + " + formac_i * " + str(32 * f.per) + " + formac_j * " + per),
+                seq(reduce_flat::loads(r, f, kFlatBatch, "formac_at")),
+                upTo("formac_b", B, {seq(reduce_flat::unpack(r, f, "formac_b")), seq(std::move(add))})})},
+      {forLoop("long long formac_k = formac_c * " + kChunk + " + formac_j", "formac_k < formac_end",
+               "formac_k += " + kLanes, {seq(reduce_flat::value(r, false)), o.add})});
 }
 
 // Every block's partials written (the fence), it takes a ticket; all but
 // the last block to finish return.
-std::string lastBlock() {
-  return "  /* The last block: each block's partials are written (the fence), then it takes a ticket. */\n"
-         "  __shared__ bool formac_last;\n"
-         "  __threadfence();\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x == 0) formac_last = atomicAdd(formac_ticket, 1u) == gridDim.x - 1;\n"
-         "  __syncthreads();\n"
-         "  if (!formac_last) return;\n"
-         "  __threadfence();\n";
+std::vector<Stmt> lastBlock() {
+  return {comment("The last block: each block's partials are written (the fence), then it takes a ticket."),
+          declOnly("__shared__ bool", "formac_last"),
+          eval("__threadfence()"),
+          eval("__syncthreads()"),
+          ifThen("threadIdx.x == 0", {assign("formac_last", "atomicAdd(formac_ticket, 1u) == gridDim.x - 1")}),
+          eval("__syncthreads()"),
+          ifThen("!formac_last", {eval("return")}),
+          eval("__threadfence()")};
+}
+
+// The value: the partial `acc` in the stage's type, or that of an empty domain.
+std::string valueOf(const ReduceCuda& r, const Op& o, const std::string& acc) {
+  std::string T = cType(r.stage->type);
+  return "formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T + ")" + acc;
 }
 
 // Floating sums: a partial a chunk, by the rule; the last block to finish
 // (a ticket) combines the partials level by level by the same rule (a warp
 // per chunk of them, between the scratch's two parts) and writes the value.
-std::string wholeSumByRule(const ReduceCuda& r, const Op& o, const std::string& body) {
-  std::string in = "    ", T = cType(r.stage->type);
-  std::string level = batched("", o.partial, "formac_x",
-                              in + "      const " + o.partial + " formac_x = __ldcg(formac_from + formac_k + " + kLanes +
-                                  " * formac_u);\n",
-                              o.merge, "", levelBatch(*r.stage));
-  return eachChunk(o, "formac_len", "formac_first", "formac_warps", "formac_chunks", body, "formac_partials") +
-         lastBlock() +
-         "  /* The partials combined level by level by the same rule, between the scratch's two parts. */\n"
-         "  " + o.partial + "* formac_from = formac_partials;\n"
-         "  " + o.partial + "* formac_to = formac_partials + formac_chunks;\n"
-         "  for (long long formac_n = formac_chunks; formac_n > 1; formac_n = (formac_n + " + kChunkMask + ") / " + kChunk +
-         ") {\n" +
-         indent(eachChunk(o, "formac_n", "(long long)(threadIdx.x / " + kLanes + ")", "(long long)(blockDim.x / " + kLanes + ")",
-                          "(formac_n + " + kChunkMask + ") / " + kChunk, level, "formac_to"), "  ") +
-         "    __syncthreads();\n"
-         "    " + o.partial + "* const formac_swap = formac_from;\n"
-         "    formac_from = formac_to;\n"
-         "    formac_to = formac_swap;\n"
-         "  }\n"
-         "  if (threadIdx.x == 0) formac_out[0] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
-         ")__ldcg(formac_from);\n";
+std::vector<Stmt> wholeSumByRule(const ReduceCuda& r, const Op& o, std::vector<Stmt> body) {
+  Stmt load = decl(o.partial, "formac_x", "__ldcg(formac_from + formac_k + " + kLanes + " * formac_u)");
+  std::vector<Stmt> level = batched({}, o.partial, "formac_x", {load}, o.merge, {}, levelBatch(*r.stage));
+  return {eachChunk(o, "formac_len", "formac_first", "formac_warps", "formac_chunks", std::move(body), "formac_partials"),
+          seq(lastBlock()),
+          comment("The partials combined level by level by the same rule, between the scratch's two parts."),
+          decl(o.partial + "*", "formac_from", "formac_partials", false),
+          decl(o.partial + "*", "formac_to", "formac_partials + formac_chunks", false),
+          forLoop("long long formac_n = formac_chunks", "formac_n > 1",
+                  "formac_n = (formac_n + " + kChunkMask + ") / " + kChunk,
+                  {eachChunk(o, "formac_n", "(long long)(threadIdx.x / " + kLanes + ")",
+                             "(long long)(blockDim.x / " + kLanes + ")", "(formac_n + " + kChunkMask + ") / " + kChunk,
+                             std::move(level), "formac_to"),
+                   eval("__syncthreads()"),
+                   decl(o.partial + "* const", "formac_swap", "formac_from", false),
+                   assign("formac_from", "formac_to"),
+                   assign("formac_to", "formac_swap")}),
+          ifThen("threadIdx.x == 0", {assign("formac_out[0]", valueOf(r, o, "__ldcg(formac_from)"))})};
 }
 
 // The block's threads' formac_acc folded into thread 0's: the lanes, then
 // the warps through formac_warp_acc.
-std::string blockFold(const Op& o) {
-  return laneFold(o, "  ") +
-         "  __syncthreads();\n"
-         "  if (formac_j == 0) formac_warp_acc[formac_warp] = formac_acc;\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x == 0)\n"
-         "    for (int formac_i = 1; formac_i < (int)(blockDim.x / " + kLanes + "); ++formac_i) {\n"
-         "      const " + o.partial + " formac_x = formac_warp_acc[formac_i];\n"
-         "      " + o.merge + "\n"
-         "    }\n";
+std::vector<Stmt> blockFold(const Op& o) {
+  return {laneFold(o),
+          eval("__syncthreads()"),
+          ifThen("formac_j == 0", {assign("formac_warp_acc[formac_warp]", "formac_acc")}),
+          eval("__syncthreads()"),
+          ifThen("threadIdx.x == 0",
+                 {forLoop("int formac_i = 1", "formac_i < (int)(blockDim.x / " + kLanes + ")", "++formac_i",
+                          {decl(o.partial, "formac_x", "formac_warp_acc[formac_i]"), o.merge})})};
 }
 
 // Any other op gives one value in any order: a warp's lanes accumulate all
 // its chunks, the block folds its threads into a partial a block (not one
 // a chunk), and the last block to finish (a ticket) folds the blocks'.
-std::string wholeInAnyOrder(const ReduceCuda& r, const Op& o, const std::string& body) {
-  std::string T = cType(r.stage->type);
-  return "  __shared__ " + o.partial + " formac_warp_acc[" + kThreads + " / " + kLanes + "];\n"
-         "  " + o.partial + " formac_acc = " + o.identity + ";\n" +
-         chunkLoop("formac_len", "formac_first", "formac_warps", "formac_chunks", body) +
-         blockFold(o) +
-         "  if (threadIdx.x == 0) formac_partials[blockIdx.x] = formac_acc;\n" +
-         lastBlock() +
-         "  formac_acc = " + o.identity + ";\n"
-         "  for (unsigned formac_i = threadIdx.x; formac_i < gridDim.x; formac_i += blockDim.x) {\n"
-         "    const " + o.partial + " formac_x = __ldcg(formac_partials + formac_i);\n"
-         "    " + o.merge + "\n"
-         "  }\n" +
-         blockFold(o) +
-         "  if (threadIdx.x == 0) formac_out[0] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
-         ")formac_acc;\n";
+std::vector<Stmt> wholeInAnyOrder(const ReduceCuda& r, const Op& o, std::vector<Stmt> body) {
+  return {declOnly("__shared__ " + o.partial, "formac_warp_acc[" + kThreads + " / " + kLanes + "]"),
+          decl(o.partial, "formac_acc", o.identity, false),
+          chunkLoop("formac_len", "formac_first", "formac_warps", "formac_chunks", std::move(body)),
+          seq(blockFold(o)),
+          ifThen("threadIdx.x == 0", {assign("formac_partials[blockIdx.x]", "formac_acc")}),
+          seq(lastBlock()),
+          assign("formac_acc", o.identity),
+          forLoop("unsigned formac_i = threadIdx.x", "formac_i < gridDim.x", "formac_i += blockDim.x",
+                  {decl(o.partial, "formac_x", "__ldcg(formac_partials + formac_i)"), o.merge}),
+          seq(blockFold(o)),
+          ifThen("threadIdx.x == 0", {assign("formac_out[0]", valueOf(r, o, "formac_acc"))})};
 }
 
 // dim = -1: one kernel, a warp per chunk of the domain's points (row-major),
@@ -357,91 +306,101 @@ std::string wholeInAnyOrder(const ReduceCuda& r, const Op& o, const std::string&
 // stencil's rows are shared in L2: a run of chunks a block was 14% slower
 // for the sum of a 3x3 blur).
 std::string wholeKernel(const ReduceCuda& r, const Op& o) {
-  std::string in = "    ", T = cType(r.stage->type);
+  std::string T = cType(r.stage->type), V = cType(domainStage(*r.stage).type);
   FlatReads f = flatReads(r);
-  std::string t = "/* " + r.stage->name + (o.floatingSum
-                      ? ": a warp per chunk, then the last block to finish combines the partials. */\n"
-                      : ": a warp per chunk, a partial a block, the last block to finish combining them. */\n") +
-                  header(r, "_chunks", o.partial + "* __restrict__ formac_partials, unsigned* __restrict__ formac_ticket, " +
-                         T + "* __restrict__ formac_out", kWholeBlocksPerSm) +
-                  domainDeclarations(r) +
-                  "  const int formac_j = (int)(threadIdx.x % " + kLanes + ");  /* the lane */\n" +
-                  (o.floatingSum ? "" : "  const int formac_warp = (int)(threadIdx.x / " + kLanes + ");  /* the block's warp */\n") +
-                  "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / " + kLanes + ");\n"
-                  "  const long long formac_first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes + ";\n";
+  std::vector<Stmt> t = domainDeclarations(r);
+  t.push_back(comment("the lane"));
+  t.push_back(decl("int", "formac_j", "(int)(threadIdx.x % " + kLanes + ")"));
+  if (!o.floatingSum) {
+    t.push_back(comment("the block's warp"));
+    t.push_back(decl("int", "formac_warp", "(int)(threadIdx.x / " + kLanes + ")"));
+  }
+  t.push_back(decl("long long", "formac_warps", "(long long)gridDim.x * (blockDim.x / " + kLanes + ")"));
+  t.push_back(decl("long long", "formac_first", "((long long)blockIdx.x * blockDim.x + threadIdx.x) / " + kLanes));
   WindowReads w = f.per ? WindowReads{} : windowReads(r);
   const int per = f.per ? f.per : w.per;
   if (per) {
-    t += "  const bool formac_aligned = " + (f.per ? reduce_flat::aligned(r, f) : windowAligned(r, w)) + ";\n";
-    if (o.floatingSum)
-      t += "  __shared__ __align__(16) " + cType(domainStage(*r.stage).type) + " formac_stage[" + kThreads + " / " +
-           kLanes + "][" + str(32 * per) + "];\n"
-           "  " + cType(domainStage(*r.stage).type) + "* const formac_mine = formac_stage[threadIdx.x / " + kLanes + "];\n";
+    t.push_back(decl("bool", "formac_aligned", f.per ? reduce_flat::aligned(r, f) : windowAligned(r, w)));
+    if (o.floatingSum) {
+      t.push_back(declOnly("__shared__ __align__(16) " + V,
+                           "formac_stage[" + kThreads + " / " + kLanes + "][" + str(32 * per) + "]"));
+      t.push_back(decl(V + "* const", "formac_mine", "formac_stage[threadIdx.x / " + kLanes + "]", false));
+    }
   }
-  std::string pointByPoint = batched(pointIndices(r, in), cType(domainStage(*r.stage).type), "formac_v",
-                                     pointValue(r, in + "      "), o.add, indent(advanceIndices(r, in), "  "));
-  std::string body = f.per ? flatChunk(r, o, f) : w.per ? windowChunk(r, w, o.floatingSum, o.add, pointByPoint) : pointByPoint;
-  return t + (o.floatingSum ? wholeSumByRule(r, o, body) : wholeInAnyOrder(r, o, body)) + "}\n\n";
+  std::vector<Stmt> pointByPoint = batched(reduce_cuda::pointIndices(r), V, "formac_v", reduce_cuda::pointValue(r), o.add,
+                                           reduce_cuda::advance(r, "q", kLanes));
+  std::vector<Stmt> body = f.per   ? std::vector<Stmt>{flatChunk(r, o, f)}
+                           : w.per ? std::vector<Stmt>{windowChunk(r, w, o.floatingSum, o.add, pointByPoint)}
+                                   : pointByPoint;
+  t.push_back(seq(o.floatingSum ? wholeSumByRule(r, o, std::move(body)) : wholeInAnyOrder(r, o, std::move(body))));
+  return print({comment(r.stage->name + (o.floatingSum
+                    ? ": a warp per chunk, then the last block to finish combines the partials."
+                    : ": a warp per chunk, a partial a block, the last block to finish combining them.")),
+                kernel(r, "_chunks", {{o.partial, "formac_partials", true}, {"unsigned", "formac_ticket", true},
+                                      {T, "formac_out", true}}, std::move(t), kWholeBlocksPerSm)});
 }
 
 // dim = d: a thread per (output point, chunk of its line).
 std::string lineChunksKernel(const ReduceCuda& r, const Op& o) {
   int rank = rankOf(*r.stage), dim = r.stage->reduction.dim;
-  std::string in = "    ";
-  std::string t = header(r, "_chunks", o.partial + "* __restrict__ formac_partials") + domainDeclarations(r) +
-                  "  for (long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_w < formac_outs * "
-                  "formac_chunks;\n       formac_w += (long long)gridDim.x * blockDim.x) {\n" +
-                  in + "const long long formac_o = formac_w / formac_chunks, formac_c = formac_w % formac_chunks;\n" +
-                  in + "const long long formac_end = formac_len - formac_c * " + kChunk + " < " + kChunk +
-                  " ? formac_len : formac_c * " + kChunk + " + " + kChunk + ";\n" +
-                  in + "/* The output point's lattice indices (row-major without dimension " + str(dim) + "). */\n" +
-                  in + "long long formac_rest = formac_o;\n";
+  std::vector<Stmt> t = {decl("long long", "formac_o", "formac_w / formac_chunks"),
+                         decl("long long", "formac_c", "formac_w % formac_chunks"),
+                         decl("long long", "formac_end", chunkEnd("formac_len")),
+                         comment("The output point's lattice indices (row-major without dimension " + str(dim) + ")."),
+                         decl("long long", "formac_rest", "formac_o", false)};
   int first = dim == 0 ? 1 : 0;
   for (int d = rank - 1; d >= 0; --d) {
     if (d == dim) continue;
-    if (d == first) t += in + "const I " + q(d) + " = (I)formac_rest;\n";
-    else t += in + "const I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
+    if (d == first) {
+      t.push_back(decl("I", q(d), "(I)formac_rest"));
+    } else {
+      t.push_back(decl("I", q(d), "(I)(formac_rest % " + n(d) + ")"));
+      t.push_back(eval("formac_rest /= " + n(d)));
+    }
   }
-  t += in + "(void)formac_rest;\n";
+  t.push_back(eval("(void)formac_rest"));
+  std::vector<Stmt> point = {decl("I", q(dim), "(I)formac_k"), seq(reduce_cuda::pointValue(r)), o.add};
   if (o.floatingSum) {
     // The rule's lanes one after the other: lane j's points k = j mod 32.
-    t += in + "double formac_lane[" + kLanes + "];\n" +
-         in + "for (int formac_j = 0; formac_j < " + kLanes + "; ++formac_j) {\n" +
-         in + "  double formac_acc = 0.0;\n" +
-         in + "  for (long long formac_k = formac_c * " + kChunk + " + formac_j; formac_k < formac_end; formac_k += " +
-         kLanes + ") {\n" +
-         in + "    const I " + q(dim) + " = (I)formac_k;\n" + pointValue(r, in + "    ") +
-         in + "    " + o.add + "\n" + in + "  }\n" +
-         in + "  formac_lane[formac_j] = formac_acc;\n" + in + "}\n" +
-         in + "formac_partials[formac_w] = formac_lane_sum(formac_lane);\n";
+    t.push_back(declOnly("double", "formac_lane[" + kLanes + "]"));
+    t.push_back(forLoop("int formac_j = 0", "formac_j < " + kLanes, "++formac_j",
+                        {decl("double", "formac_acc", "0.0", false),
+                         forLoop("long long formac_k = formac_c * " + kChunk + " + formac_j", "formac_k < formac_end",
+                                 "formac_k += " + kLanes, std::move(point)),
+                         assign("formac_lane[formac_j]", "formac_acc")}));
+    t.push_back(assign("formac_partials[formac_w]", "formac_lane_sum(formac_lane)"));
   } else {
-    t += in + o.partial + " formac_acc = " + o.identity + ";\n" +
-         in + "for (long long formac_k = formac_c * " + kChunk + "; formac_k < formac_end; ++formac_k) {\n" +
-         in + "  const I " + q(dim) + " = (I)formac_k;\n" + pointValue(r, in + "  ") + in + "  " + o.add + "\n" +
-         in + "}\n" + in + "formac_partials[formac_w] = formac_acc;\n";
+    t.push_back(decl(o.partial, "formac_acc", o.identity, false));
+    t.push_back(
+        forLoop("long long formac_k = formac_c * " + kChunk, "formac_k < formac_end", "++formac_k", std::move(point)));
+    t.push_back(assign("formac_partials[formac_w]", "formac_acc"));
   }
-  return t + "  }\n}\n\n";
+  std::vector<Stmt> body = domainDeclarations(r);
+  body.push_back(forLoop("long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x",
+                         "formac_w < formac_outs * formac_chunks", "formac_w += (long long)gridDim.x * blockDim.x",
+                         std::move(t)));
+  return print({kernel(r, "_chunks", {{o.partial, "formac_partials", true}}, std::move(body))});
 }
 
 // dim = d: a thread per output point combines its line's partials.
 std::string lineCombineKernel(const ReduceCuda& r, const Op& o) {
-  std::string T = cType(r.stage->type), in = "    ";
-  std::string t = "/* " + r.stage->name + ": each output point's partials combined. */\n"
-                  "__global__ void __launch_bounds__(" + kThreads + ") " + r.name + "_combine(" + o.partial +
-                  "* __restrict__ formac_partials, " + T +
-                  "* __restrict__ formac_out, const long long formac_outs, const long long formac_chunks) {\n"
-                  "  for (long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_w < formac_outs;\n"
-                  "       formac_w += (long long)gridDim.x * blockDim.x) {\n" +
-                  in + o.partial + "* formac_p = formac_partials + formac_w * formac_chunks;\n";
+  std::string T = cType(r.stage->type);
+  std::vector<Stmt> t = {decl(o.partial + "*", "formac_p", "formac_partials + formac_w * formac_chunks", false)};
   if (o.floatingSum) {
-    t += in + "const double formac_acc = formac_sum_d(formac_p, formac_chunks);\n";
+    t.push_back(decl("double", "formac_acc", "formac_sum_d(formac_p, formac_chunks)"));
   } else {
-    t += in + o.partial + " formac_acc = " + o.identity + ";\n" +
-         in + "for (long long formac_i = 0; formac_i < formac_chunks; ++formac_i) {\n" +
-         in + "  const " + o.partial + " formac_x = formac_p[formac_i];\n" + in + "  " + o.merge + "\n" + in + "}\n";
+    t.push_back(decl(o.partial, "formac_acc", o.identity, false));
+    t.push_back(forLoop("long long formac_i = 0", "formac_i < formac_chunks", "++formac_i",
+                        {decl(o.partial, "formac_x", "formac_p[formac_i]"), o.merge}));
   }
-  return t + in + "formac_out[formac_w] = formac_chunks == 0 ? (" + T + ")(" + o.empty + ") : (" + T +
-         ")formac_acc;\n  }\n}\n\n";
+  t.push_back(assign("formac_out[formac_w]", valueOf(r, o, "formac_acc")));
+  Stmt k = function("__global__", "void", r.name + "_combine",
+                    {{o.partial, "formac_partials", true}, {T, "formac_out", true},
+                     {"long long", "formac_outs", false, true}, {"long long", "formac_chunks", false, true}},
+                    {forLoop("long long formac_w = (long long)blockIdx.x * blockDim.x + threadIdx.x",
+                             "formac_w < formac_outs", "formac_w += (long long)gridDim.x * blockDim.x", std::move(t))});
+  k.attributes = "__launch_bounds__(" + kThreads + ")";
+  return print({comment(r.stage->name + ": each output point's partials combined."), k});
 }
 
 // Host: the product of the domain's counts along the reduced dimensions (or the others).
@@ -478,18 +437,73 @@ HostArg value(HostExpr e) { return {HostArg::Value, 0, std::move(e), ""}; }
 }  // namespace
 
 namespace reduce_cuda {
+// The lattice indices (`prefix`0.., I) of point formac_k (row-major).
+std::vector<Stmt> pointIndices(const ReduceCuda& r, const std::string& prefix) {
+  int rank = rankOf(*r.stage);
+  std::vector<Stmt> t = {comment("The lattice indices of point k (row-major), then moved on with it."),
+                         decl("long long", "formac_rest", "formac_k", false)};
+  for (int d = rank - 1; d > 0; --d) {
+    t.push_back(decl("I", prefix + str(d), "(I)(formac_rest % " + n(d) + ")", false));
+    t.push_back(eval("formac_rest /= " + n(d)));
+  }
+  t.push_back(decl("I", prefix + "0", "(I)formac_rest", false));
+  return t;
+}
+
+// The lattice indices (`prefix`0..) moved on by `step` points.
+std::vector<Stmt> advance(const ReduceCuda& r, const std::string& prefix, const std::string& step) {
+  int rank = rankOf(*r.stage);
+  auto p = [&](int d) { return prefix + str(d); };
+  std::vector<Stmt> t = {eval(p(rank - 1) + " += " + step)};
+  if (rank > 1) {
+    std::vector<Stmt> carry = {eval("++" + p(0))};
+    for (int d = 1; d < rank - 1; ++d) carry = {ifThen("++" + p(d) + " == " + n(d), {assign(p(d), "0"), seq(carry)})};
+    t.push_back(whileLoop(p(rank - 1) + " >= " + n(rank - 1), {eval(p(rank - 1) + " -= " + n(rank - 1)), seq(carry)}));
+  }
+  return t;
+}
+
+// The point's value into formac_v (an element of the domain's type), at
+// lattice indices q0, q1, ...
+// Inside the box where every boundary-mode read is in range (LoopNest's
+// fast bounds), the reads unchecked; elsewhere resolved (the same values).
+std::vector<Stmt> pointValue(const ReduceCuda& r) {
+  ir::Stage domain = domainStage(*r.stage);
+  LoopNestOptions lo = pointOptions(*r.pipeline, domain, *r.names);
+  std::string inside;
+  std::set<std::string> seen;
+  auto bound = [&](const std::string& test) {
+    if (seen.insert(test).second) inside += (inside.empty() ? "" : " && ") + test;
+  };
+  for (size_t d = 0; d < domain.pieces[0].axes.size(); ++d) {
+    for (const auto& b : fastLowerBounds(lo, d)) bound(q(static_cast<int>(d)) + " >= " + b);
+    for (const auto& b : fastUpperBounds(lo, d)) bound(q(static_cast<int>(d)) + " <= " + b);
+  }
+  if (inside.empty()) return pointValueOf(*r.pipeline, *r.stage, *r.names);
+  return {declOnly(cType(domain.type), "formac_v"), ifThen(inside, pointBody(lo, false), pointBody(lo, true))};
+}
+
 std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params) {
-  return header(r, suffix, params);
+  std::string inputs = printerFor(true).params(r.inputParams);
+  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + kThreads + ") " + r.name + suffix + "(" +
+                  (inputs.empty() ? "" : inputs + ", ") + params;
+  for (const auto& prm : r.names->param) t += ", const I " + prm;
+  return t + ") {\n";  // kernelDomain follows
 }
-std::string kernelDomain(const ReduceCuda& r) { return domainDeclarations(r); }
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix) {
-  return pointIndices(r, in, prefix);
+std::string kernelDomain(const ReduceCuda& r) {
+  std::string t = printerFor(true).print(domainDeclarations(r), "  ");
+  // The parameters no extent of the domain names (the kernel's header takes them all).
+  return unusedParameters(r.names->param, t) + t;
 }
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in, const std::string& prefix,
-                          const std::string& step) {
-  return advanceIndices(r, in, prefix, step.empty() ? kLanes : step);
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) {
+  return printerFor(true).print(pointIndices(r), in);
 }
-std::string kernelPointValue(const ReduceCuda& r, const std::string& in) { return pointValue(r, in); }
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in) {
+  return printerFor(true).print(advance(r, "q", kLanes), in + "  ");
+}
+std::string kernelPointValue(const ReduceCuda& r, const std::string& in) {
+  return printerFor(true).print(pointValue(r), in);
+}
 
 LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n) {
   LoopNestOptions lo;
@@ -502,9 +516,9 @@ LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, con
   lo.resultVariable = "formac_v";
   return lo;
 }
-std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& ind) {
+std::vector<Stmt> pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n) {
   ir::Stage domain = domainStage(s);
-  return ind + cType(domain.type) + " formac_v;\n" + emitPointBody(pointOptions(p, domain, n), true, ind);
+  return {declOnly(cType(domain.type), "formac_v"), seq(pointBody(pointOptions(p, domain, n), true))};
 }
 HostExpr hostLen(const ir::Stage& s) { return hostProduct(s, true); }
 HostExpr hostOuts(const ir::Stage& s) { return hostProduct(s, false); }

@@ -25,6 +25,7 @@
 #include "codegen/LaunchSchedule.h"
 #include "codegen/LoopNest.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -34,7 +35,7 @@ struct ReduceCuda {
   const ir::Stage* stage = nullptr;  // a Reduce stage
   const Names* names = nullptr;
   std::string name;         // the stem of its kernels' names
-  std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
+  std::vector<Param> inputParams;  // kernel parameters of the images and scalars it reads
   std::vector<HostArg> inputs;  // the host's arguments for them
   int partials = -1;        // its scratch in the schedule (reduceScratchCuda elements)
 };
@@ -55,22 +56,27 @@ HostStep scheduleReduceCuda(const ReduceCuda& r, LaunchSchedule& s);
 
 // Pieces of these kernels that Select_CUDA.cpp and Scan_CUDA.cpp build on.
 namespace reduce_cuda {
+// In a kernel: the lattice indices (`prefix`0.., I) of the point formac_k,
+// and moving them on by `step` points.
+std::vector<Stmt> pointIndices(const ReduceCuda& r, const std::string& prefix = "q");
+std::vector<Stmt> advance(const ReduceCuda& r, const std::string& prefix, const std::string& step);
+// Declares formac_v, the value at q0.., and computes it (the fused input body).
+std::vector<Stmt> pointValue(const ReduceCuda& r);
+// As text, for Select_CUDA.cpp (not yet on the tree):
 // `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>, <parameters as I>) {`
 std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params);
 // In a kernel: the domain's extents formac_n0.. (I), formac_len and formac_chunks (long long).
 std::string kernelDomain(const ReduceCuda& r);
-// The lattice indices (`prefix`0.., I) of the point formac_k, and moving them
-// on by `step` points (empty: 32).
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q");
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in, const std::string& prefix = "q",
-                          const std::string& step = "");
-// Declares formac_v, the value at q0.., and computes it (the fused input body).
+// pointIndices, advance by 32 points (at `in` plus two spaces) and
+// pointValue, printed at `in`.
+std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
+std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
 std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
 // The options computing formac_v, the value of `domain` (domainStage of a
 // Reduce or Scan stage) at q0.., in CUDA; `domain` outlives them.
 LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n);
-// The same for any Reduce or Scan stage `s` (Scan_CUDA.cpp too).
-std::string pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n, const std::string& in);
+// Declares formac_v and computes it, for any Reduce or Scan stage `s` (Scan_CUDA.cpp too).
+std::vector<Stmt> pointValueOf(const ir::Pipeline& p, const ir::Stage& s, const Names& n);
 // Host: the points combined into one value (formac_len), and the output
 // points (formac_outs, along a dimension); values of `s`.
 HostExpr hostLen(const ir::Stage& s);

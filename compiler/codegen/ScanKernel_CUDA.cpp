@@ -72,29 +72,35 @@ std::string directInput(const ScanCuda& c) {
   return c.names->stage[static_cast<size_t>(e.producer)];
 }
 
-std::string kernelHeader(const ScanCuda& c, const Pass& p, const std::string& what, const std::string& block) {
-  std::string A = scanAccumulationType(*c.stage), params;
-  auto add = [&](const std::string& x) { params += (params.empty() ? "" : ", ") + x; };
-  if (p.first && !c.inputParams.empty()) add(c.inputParams);
-  if (!p.first || !p.last) add(A + "* formac_values");  // read and written in place: not restrict
-  if (p.last) add(cType(c.stage->type) + "* __restrict__ formac_out");
-  add(A + "* __restrict__ formac_groups");
-  add("unsigned long long* __restrict__ formac_counter");
-  for (const auto& prm : c.names->param) add("const I " + prm);
-  std::string t = "/* " + c.stage->name + ", " + what + " */\n" + "template <typename I>\n__global__ void __launch_bounds__(" +
-                  block + ") " + p.kernel + "(" + params + ") {\n";
-  std::string extents;
-  for (int d = 0; d < rankOf(*c.stage); ++d)
-    extents += "  const I " + n(d) + " = (I)(" +
-               ir::printSize(c.stage->scan.input.axes[static_cast<size_t>(d)].count, c.names->param) + ");\n";
-  return t + unusedParameters(c.names->param, extents) + extents;
+std::string kernel(const ScanCuda& c, const Pass& p, const std::string& what, const std::string& block,
+                   std::vector<Stmt> body) {
+  std::string A = scanAccumulationType(*c.stage);
+  std::vector<Param> params;
+  if (p.first) params = c.inputParams;
+  if (!p.first || !p.last) params.push_back({A + "*", "formac_values"});  // read and written in place: not restrict
+  if (p.last) params.push_back({cType(c.stage->type), "formac_out", true});
+  params.push_back({A, "formac_groups", true});
+  params.push_back({"unsigned long long", "formac_counter", true});
+  for (const auto& prm : c.names->param) params.push_back({"I", prm, false, true});
+  std::vector<Stmt> t;
+  for (int d = 0; d < rankOf(*c.stage); ++d) {
+    std::string count = ir::printSize(c.stage->scan.input.axes[static_cast<size_t>(d)].count, c.names->param);
+    t.push_back(decl("I", n(d), "(I)(" + count + ")"));
+  }
+  t.push_back(seq(std::move(body)));
+  Stmt k = function("__global__", "void", p.kernel, std::move(params), std::move(t), c.names->param);
+  k.templateParams = "typename I";
+  k.attributes = "__launch_bounds__(" + block + ")";
+  return printerFor(true).print({comment(c.stage->name + ", " + what), k}) + "\n";
 }
 
-std::string loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& var,
-                      const std::string& in) {
-  if (!p.first) return in + var + " = formac_values[" + at + "];\n";
-  return in + "{\n" + reduce_cuda::pointValueOf(*c.pipeline, *c.stage, *c.names, in + "  ") + in + "  " + var +
-         " = formac_v;\n" + in + "}\n";
+Stmt upTo(const std::string& var, const std::string& count, std::vector<Stmt> body) {
+  return unrolledLoop("int " + var + " = 0", var + " < " + count, "++" + var, std::move(body));
+}
+
+Stmt loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& var) {
+  if (!p.first) return assign(var, "formac_values[" + at + "]");
+  return block({seq(reduce_cuda::pointValueOf(*c.pipeline, *c.stage, *c.names)), assign(var, "formac_v")});
 }
 
 std::string accumulated(const ScanCuda& c, const Pass& p, const std::string& x) {
@@ -115,38 +121,46 @@ std::string stored(const ScanCuda& c, const Pass& p, const std::string& e) {
 
 std::string outBuffer(const Pass& p) { return p.last ? "formac_out" : "formac_values"; }
 
-std::string indicesFrom(int from, int to, const std::string& in) {
-  std::string t;
+std::vector<Stmt> indicesFrom(int from, int to) {
+  std::vector<Stmt> t;
   for (int d = to - 1; d >= from; --d) {
-    if (d == from) t += in + "const I " + q(d) + " = (I)formac_rest;\n";
-    else t += in + "const I " + q(d) + " = (I)(formac_rest % " + n(d) + ");\n" + in + "formac_rest /= " + n(d) + ";\n";
+    if (d == from) {
+      t.push_back(decl("I", q(d), "(I)formac_rest"));
+    } else {
+      t.push_back(decl("I", q(d), "(I)(formac_rest % " + n(d) + ")"));
+      t.push_back(eval("formac_rest /= " + n(d)));
+    }
   }
   return t;
 }
 
-std::string nextTile(const std::string& first) {
-  return "  for (;;) {\n"
-         "    /* The next tile, in order: every earlier tile is running or done. */\n"
-         "    if (" + first + ") formac_tile_at = (long long)atomicAdd(formac_counter, 1ULL);\n"
-         "    __syncthreads();\n"
-         "    const long long formac_tile = formac_tile_at;\n"
-         "    if (formac_tile >= formac_tiles) break;\n";
+Stmt tileLoop(const std::string& first, std::vector<Stmt> body) {
+  return forLoop("", "", "",
+                 {comment("The next tile, in order: every earlier tile is running or done."),
+                  ifThen(first, {assign("formac_tile_at", "(long long)atomicAdd(formac_counter, 1ULL)")}),
+                  eval("__syncthreads()"),
+                  decl("long long", "formac_tile", "formac_tile_at"),
+                  ifThen("formac_tile >= formac_tiles", {eval("break")}),
+                  seq(std::move(body)),
+                  comment("the next tile reuses the shared arrays"),
+                  eval("__syncthreads()")});
 }
 
-std::string addGroupsOfBits(const std::string& e, const std::string& pos, const std::string& seg,
-                            const std::string& start, const std::function<std::string(const std::string&)>& groupAt,
-                            const std::string& in) {
-  return in + "for (int formac_b = " + seg + " / 2, formac_s = " + start + "; formac_b >= 1; formac_b /= 2)\n" + in +
-         "  if (" + pos + " & formac_b) {\n" + in + "    " + e + " = " + e + " + " +
-         groupAt("formac_s + formac_b - 1") + ";\n" + in + "    formac_s += formac_b;\n" + in + "  }\n";
+Stmt addGroupsOfBits(const std::string& e, const std::string& pos, const std::string& seg, const std::string& start,
+                     const std::function<std::string(const std::string&)>& groupAt) {
+  return forLoop("int formac_b = " + seg + " / 2, formac_s = " + start, "formac_b >= 1", "formac_b /= 2",
+                 {ifThen(pos + " & formac_b",
+                         {assign(e, e + " + " + groupAt("formac_s + formac_b - 1")), eval("formac_s += formac_b")})});
 }
 
-std::string upSweep(const std::string& seg, const std::string& loopHead, const std::string& place,
-                    const std::function<std::string(const std::string&)>& sumAt, const std::string& in) {
-  return in + "for (int formac_m = 1; formac_m < " + seg + "; formac_m *= 2) {\n" + in + "  __syncthreads();\n" + in +
-         "  #pragma unroll\n" + in + "  " + loopHead + "\n" + in + "    if (((" + place +
-         " + 1) & (2 * formac_m - 1)) == 0)\n" + in + "      " + sumAt(place) + " = " + sumAt(place + " - formac_m") +
-         " + " + sumAt(place) + ";\n" + in + "}\n" + in + "__syncthreads();\n";
+std::vector<Stmt> upSweep(const std::string& seg, const std::string& var, const std::string& count,
+                          const std::string& place, const std::function<std::string(const std::string&)>& sumAt) {
+  return {forLoop("int formac_m = 1", "formac_m < " + seg, "formac_m *= 2",
+                  {eval("__syncthreads()"),
+                   upTo(var, count,
+                        {ifThen("((" + place + " + 1) & (2 * formac_m - 1)) == 0",
+                                {assign(sumAt(place), sumAt(place + " - formac_m") + " + " + sumAt(place))})})}),
+          eval("__syncthreads()")};
 }
 
 }  // namespace formac::codegen::scan_cuda

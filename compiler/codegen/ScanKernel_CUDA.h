@@ -1,5 +1,5 @@
 // Internal to the Scan_CUDA files: a scan stage's passes, their tile
-// geometry, and the pieces of kernel text they share (Scan_CUDA.h says what
+// geometry, and the statements of kernels they share (Scan_CUDA.h says what
 // the kernels do; ScanRows_CUDA.cpp, ScanSat_CUDA.cpp print them).
 #pragma once
 
@@ -60,12 +60,15 @@ std::string storedType(const ScanCuda& c, bool last);
 // vector load's source), or "" when its body computes anything else.
 std::string directInput(const ScanCuda& c);
 
-// The kernel's head: signature, parameters, extents formac_n<d>.
-std::string kernelHeader(const ScanCuda& c, const Pass& p, const std::string& what, const std::string& block);
-// Statements setting `var` (a value of valueType) at the point q0.. (linear
-// index `at`): the input piece's body, or the previous pass's value.
-std::string loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& var,
-                      const std::string& in);
+// Pass p's kernel, printed: a comment saying `what` it does, its signature
+// (launch bounds `block`), then the extents formac_n<d> and `body`.
+std::string kernel(const ScanCuda& c, const Pass& p, const std::string& what, const std::string& block,
+                   std::vector<Stmt> body);
+// for (int var = 0; var < count; ++var) { body }, unrolled.
+Stmt upTo(const std::string& var, const std::string& count, std::vector<Stmt> body);
+// Sets `var` (a value of valueType) at the point q0.. (linear index `at`):
+// the input piece's body, or the previous pass's value.
+Stmt loadValue(const ScanCuda& c, const Pass& p, const std::string& at, const std::string& var);
 // `x` (of valueType) in the accumulation type.
 std::string accumulated(const ScanCuda& c, const Pass& p, const std::string& x);
 // The sum `e` (accumulation type) as stored: converted as cast<T> converts on
@@ -74,22 +77,22 @@ std::string stored(const ScanCuda& c, const Pass& p, const std::string& e);
 // The buffer a pass stores into.
 std::string outBuffer(const Pass& p);
 // Declares lattice indices [from, to) (row-major) from formac_rest.
-std::string indicesFrom(int from, int to, const std::string& in);
-// The persistent tile loop's head: the next tile from the counter, in order.
-std::string nextTile(const std::string& first);
+std::vector<Stmt> indicesFrom(int from, int to);
+// The persistent tile loop: the next tile from the counter, in order (the
+// condition `first` picks the thread that takes it), then `body`.
+Stmt tileLoop(const std::string& first, std::vector<Stmt> body);
 // E at a run: `e` (declared, holding the carry) plus the tile's groups of
 // the bits of `pos` (the run's place in its aligned segment of `seg` runs,
 // at tile place `start`), largest first; `groupAt(i)` prints the up-swept
 // total of the tile's group that ends at tile place i.
-std::string addGroupsOfBits(const std::string& e, const std::string& pos, const std::string& seg,
-                            const std::string& start, const std::function<std::string(const std::string&)>& groupAt,
-                            const std::string& in);
+Stmt addGroupsOfBits(const std::string& e, const std::string& pos, const std::string& seg, const std::string& start,
+                     const std::function<std::string(const std::string&)>& groupAt);
 // The up-sweep of a tile's run totals in shared memory: `sum(i)` becomes G
 // of the aligned group of runs that ends at place i, as large as the lowest
-// set bit of i + 1 (within segments of `seg` runs); `places` declares the
-// thread's places `formac_p` (a loop head), levels below `seg`.
-std::string upSweep(const std::string& seg, const std::string& loopHead, const std::string& place,
-                    const std::function<std::string(const std::string&)>& sumAt, const std::string& in);
+// set bit of i + 1 (within segments of `seg` runs); the thread's places
+// `place` are those of `var` = 0 .. count - 1, levels below `seg`.
+std::vector<Stmt> upSweep(const std::string& seg, const std::string& var, const std::string& count,
+                          const std::string& place, const std::function<std::string(const std::string&)>& sumAt);
 
 std::string rowKernel(const ScanCuda& c, const Pass& p);
 std::string columnKernel(const ScanCuda& c, const Pass& p);

@@ -51,6 +51,7 @@
 
 #include "codegen/LaunchSchedule.h"
 #include "codegen/Naming.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -60,7 +61,7 @@ struct ScanCuda {
   const ir::Stage* stage = nullptr;  // a Scan stage
   const Names* names = nullptr;
   std::string name;         // the stem of its kernels' names
-  std::string inputParams;  // kernel parameters of the images and scalars it reads ("" if none)
+  std::vector<Param> inputParams;  // kernel parameters of the images and scalars it reads
   std::vector<HostArg> inputs;  // the host's arguments for them
   // Its scratch in the schedule: every point in the accumulation type
   // (scanNeedsValues), the published groups (scanGroupCountCuda words of
