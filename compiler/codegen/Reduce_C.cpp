@@ -467,7 +467,7 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
                        chunkLoop({}, {push}, {}, "")}),
                 forLoop("formac_t = 1", "formac_t < formac_nt", "++formac_t",
                         {forLoop("formac_i = 0", "formac_i < formac_sizes[formac_t]", "++formac_i",
-                                 {decl("long long*", "formac_e", "formac_heaps + (size_t)formac_t * 2 * " + k + " + 2 * formac_i"),
+                                 {decl("const long long*", "formac_e", "formac_heaps + (size_t)formac_t * 2 * " + k + " + 2 * formac_i", false),
                                   eval("formac_topk_push(formac_heaps, formac_sizes, " + k + ", formac_e[0], formac_e[1])")})}),
                 assign("formac_m", "formac_sizes[0]"), eval("formac_topk_sort(formac_heaps, formac_m)"),
                 forLoop("formac_i = 0", "formac_i < " + k, "++formac_i",
