@@ -14,16 +14,21 @@ const std::vector<Stmt>& Stmts::list() const {
   return list_ ? *list_ : none;
 }
 
-Stmt seq(std::vector<Stmt> body) {
+namespace {
+
+Stmt node(Stmt::Kind kind, std::vector<Stmt> body = {}) {
   Stmt s;
-  s.kind = Stmt::Seq;
+  s.kind = kind;
   s.body = std::move(body);
   return s;
 }
 
+}  // namespace
+
+Stmt seq(std::vector<Stmt> body) { return node(Stmt::Seq, std::move(body)); }
+
 Stmt block(std::vector<Stmt> body, const std::string& braceComment) {
-  Stmt s = seq(std::move(body));
-  s.kind = Stmt::Block;
+  Stmt s = node(Stmt::Block, std::move(body));
   s.text = braceComment;
   return s;
 }
@@ -31,8 +36,7 @@ Stmt block(std::vector<Stmt> body, const std::string& braceComment) {
 Stmt decl(const std::string& type, const std::string& name, const std::string& value, bool isConst) {
   // `const T*` would make the pointee const: a pointer's type says where const goes.
   if (isConst && !type.empty() && type.back() == '*') throw InternalError("a const pointer declaration of " + name);
-  Stmt s;
-  s.kind = Stmt::Decl;
+  Stmt s = node(Stmt::Decl);
   s.type = type;
   s.name = name;
   s.value = value;
@@ -43,24 +47,21 @@ Stmt decl(const std::string& type, const std::string& name, const std::string& v
 Stmt declOnly(const std::string& type, const std::string& name) { return decl(type, name, "", false); }
 
 Stmt assign(const std::string& name, const std::string& value) {
-  Stmt s;
-  s.kind = Stmt::Assign;
+  Stmt s = node(Stmt::Assign);
   s.name = name;
   s.value = value;
   return s;
 }
 
 Stmt eval(const std::string& value) {
-  Stmt s;
-  s.kind = Stmt::Eval;
+  Stmt s = node(Stmt::Eval);
   s.value = value;
   return s;
 }
 
 Stmt forLoop(const std::string& init, const std::string& cond, const std::string& step, std::vector<Stmt> body,
              const std::string& parallel) {
-  Stmt s = seq(std::move(body));
-  s.kind = Stmt::For;
+  Stmt s = node(Stmt::For, std::move(body));
   s.init = init;
   s.cond = cond;
   s.step = step;
@@ -75,38 +76,33 @@ Stmt unrolledLoop(const std::string& init, const std::string& cond, const std::s
 }
 
 Stmt whileLoop(const std::string& cond, std::vector<Stmt> body) {
-  Stmt s = seq(std::move(body));
-  s.kind = Stmt::While;
+  Stmt s = node(Stmt::While, std::move(body));
   s.cond = cond;
   return s;
 }
 
 Stmt ifThen(const std::string& cond, std::vector<Stmt> body, std::vector<Stmt> orElse) {
-  Stmt s = seq(std::move(body));
-  s.kind = Stmt::If;
+  Stmt s = node(Stmt::If, std::move(body));
   s.cond = cond;
   s.orElse = std::move(orElse);
   return s;
 }
 
 Stmt comment(const std::string& text) {
-  Stmt s;
-  s.kind = Stmt::Comment;
+  Stmt s = node(Stmt::Comment);
   s.text = text;
   return s;
 }
 
 Stmt text(const std::string& lines) {
-  Stmt s;
-  s.kind = Stmt::Text;
+  Stmt s = node(Stmt::Text);
   s.text = lines;
   return s;
 }
 
 Stmt function(const std::string& qualifiers, const std::string& returns, const std::string& name,
               std::vector<Param> params, std::vector<Stmt> body, std::vector<std::string> quietIfUnused) {
-  Stmt s = seq(std::move(body));
-  s.kind = Stmt::Function;
+  Stmt s = node(Stmt::Function, std::move(body));
   s.qualifiers = qualifiers;
   s.returns = returns;
   s.name = name;
