@@ -141,25 +141,22 @@ class CGen {
   const SettleC& settleFunction(const ir::Stage& s) const { return settleC_.at(s.id); }
   // After round 1 of a monotone propagation: its fixed point in place
   // (Settle_C.h), else back to round 1 and the rounds one by one.
-  std::string settleStep(const ir::Stage& s) const {
+  Stmt settleStep(const ir::Stage& s) const {
     const ir::Loop& l = *s.loop;
     std::vector<std::string> reads, params;
     for (const auto& b : l.reads) reads.push_back(bufferExpr(b.outer));
     for (size_t k = 0; k < n_.param.size(); ++k) params.push_back(size(ir::sizeParam(static_cast<int>(k))));
     std::string args = "formac_prev0, " + bufferExpr(l.carried[0].outer);
     for (const auto& a : settleFunction(s).takes.arguments(reads, n_.scalar, params)) args += ", " + a;
-    return "      if (formac_settle && formac_rounds > 1) {  /* a monotone propagation: to its fixed point */\n"
-           "        long long formac_passes = 0;\n"
-           "        formac_settle = 0;\n"
-           "        if (!" + loopKernel(s) + "_settle(" + args + ", &ws->" + loopSettle(s) + ", formac_rounds, &formac_passes)) {\n"
-           "          ws->" + loopRounds(s) + " += formac_passes;\n"
-           "          break;\n"
-           "        }\n"
-           "        formac_prev0 = " + bufferExpr(l.carried[0].outer) + ";  /* round 1 again, then one by one */\n"
-           "        formac_next0 = ws->" + loopBuffer(s, 0, 'a') + ";\n"
-           "        formac_round = -1;\n"
-           "        ws->" + loopRounds(s) + " = 0;\n"
-           "      }\n";
+    Stmt settle = ifThen("!" + loopKernel(s) + "_settle(" + args + ", &ws->" + loopSettle(s) +
+                             ", formac_rounds, &formac_passes)",
+                         {eval("ws->" + loopRounds(s) + " += formac_passes"), eval("break")});
+    return ifThen("formac_settle && formac_rounds > 1",
+                  {comment("a monotone propagation: to its fixed point"), decl("long long", "formac_passes", "0", false),
+                   assign("formac_settle", "0"), settle, comment("round 1 again, then one by one"),
+                   assign("formac_prev0", bufferExpr(l.carried[0].outer)),
+                   assign("formac_next0", "ws->" + loopBuffer(s, 0, 'a')), assign("formac_round", "-1"),
+                   assign("ws->" + loopRounds(s), "0")});
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
   std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
@@ -177,17 +174,15 @@ class CGen {
   // previous values and writes their next ones into the other of two
   // buffers; the loop's results point at the last values (resultInPlace),
   // or an output's are copied into it.
-  std::string loopRun(const ir::Stage& s) {
+  Stmt loopRun(const ir::Stage& s) {
     const ir::Loop& l = *s.loop;
     const ir::Pipeline& body = *l.body;
-    std::string t = "  { /* do " + l.iterator + ": at most " + size(l.rounds) + " rounds, while the condition holds */\n"
-                    "    const long long formac_rounds = " + size(l.rounds) + ";\n"
-                    "    long long formac_round;\n";
-    if (settles(s)) t += "    int formac_settle = 1;\n";
+    std::vector<Stmt> t = {decl("long long", "formac_rounds", size(l.rounds)), declOnly("long long", "formac_round")};
+    if (settles(s)) t.push_back(decl("int", "formac_settle", "1", false));
     for (size_t j = 0; j < l.carried.size(); ++j) {
       std::string T = cType(p_.stages[static_cast<size_t>(l.carried[j].outer)].type), J = std::to_string(j);
-      t += "    " + T + "* formac_prev" + J + " = " + bufferExpr(l.carried[j].outer) + ";\n"
-           "    " + T + "* formac_next" + J + " = ws->" + loopBuffer(s, static_cast<int>(j), 'a') + ";\n";
+      t.push_back(decl(T + "*", "formac_prev" + J, bufferExpr(l.carried[j].outer), false));
+      t.push_back(decl(T + "*", "formac_next" + J, "ws->" + loopBuffer(s, static_cast<int>(j), 'a'), false));
     }
     std::string args;
     for (const auto& in : body.inputs) {
@@ -200,32 +195,34 @@ class CGen {
       args += ", " + a;
     }
     for (size_t j = 0; j < l.carried.size(); ++j) args += ", formac_next" + std::to_string(j);
-    t += "    ws->" + loopRounds(s) + " = 0;\n"
-         "    for (formac_round = 0; formac_round < formac_rounds; ++formac_round) {\n"
-         "      " + cType(body.stages[static_cast<size_t>(l.condition)].type) + " formac_cond = 0;\n"
-         "      if (" + loopKernel(s) + "_run(ws->" + loopKernel(s) + args + ", &formac_cond)) return 1;\n"
-         "      ++ws->" + loopRounds(s) + ";\n";
+    t.push_back(assign("ws->" + loopRounds(s), "0"));
+    std::vector<Stmt> round = {
+        decl(cType(body.stages[static_cast<size_t>(l.condition)].type), "formac_cond", "0", false),
+        ifThen(loopKernel(s) + "_run(ws->" + loopKernel(s) + args + ", &formac_cond)", {eval("return 1")}),
+        eval("++ws->" + loopRounds(s))};
     for (size_t j = 0; j < l.carried.size(); ++j) {
       std::string T = cType(p_.stages[static_cast<size_t>(l.carried[j].outer)].type), J = std::to_string(j);
-      t += "      {\n        " + T + "* const formac_t = formac_next" + J + ";\n"
-           "        formac_next" + J + " = formac_prev" + J + " == " + bufferExpr(l.carried[j].outer) + " ? ws->" +
-           loopBuffer(s, static_cast<int>(j), 'b') + " : formac_prev" + J + ";\n"
-           "        formac_prev" + J + " = formac_t;\n      }\n";
+      round.push_back(block({decl(T + "* const", "formac_t", "formac_next" + J, false),
+                             assign("formac_next" + J, "formac_prev" + J + " == " + bufferExpr(l.carried[j].outer) +
+                                                           " ? ws->" + loopBuffer(s, static_cast<int>(j), 'b') +
+                                                           " : formac_prev" + J),
+                             assign("formac_prev" + J, "formac_t")}));
     }
-    t += "      if (!formac_cond) break;\n";
-    if (settles(s)) t += settleStep(s);
-    t += "    }\n";
+    round.push_back(ifThen("!formac_cond", {eval("break")}));
+    if (settles(s)) round.push_back(settleStep(s));
+    t.push_back(forLoop("formac_round = 0", "formac_round < formac_rounds", "++formac_round", std::move(round)));
     for (size_t j = 0; j < l.carried.size(); ++j) {
       const ir::Stage& r = carriedResult(s, j);
-      if (resultInPlace(r.id))
-        t += "    " + bufferExpr(r.id) + " = formac_prev" + std::to_string(j) + ";  /* the last round's buffer */\n";
-      else
-        t += "    memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
-             " * sizeof(" + cType(r.type) + "));\n";
+      if (resultInPlace(r.id)) {
+        t.push_back(comment("the last round's buffer"));
+        t.push_back(assign(bufferExpr(r.id), "formac_prev" + std::to_string(j)));
+      } else {
+        t.push_back(eval("memcpy(" + bufferExpr(r.id) + ", formac_prev" + std::to_string(j) + ", " + elementCount(r) +
+                         " * sizeof(" + cType(r.type) + "))"));
+      }
     }
-    return t + "  }\n";
+    return block(std::move(t), "do " + l.iterator + ": at most " + size(l.rounds) + " rounds, while the condition holds");
   }
-
 
   FusedGroupC fusedGroup(size_t i) const {
     FusedGroupC f;
@@ -464,31 +461,33 @@ class CGen {
     }
     os << "  return ws;\n}\n\n";
 
-    std::string runParams = runParameters(p_, n_);
-    os << linkage << "int " << K() << "_run(" << K() << "_workspace* ws"
-       << (runParams.empty() ? "" : ", " + runParams) << ") {\n"
-       << "  if (!ws) return 1;\n";
-    size_t runBody = static_cast<size_t>(os.tellp());
-    for (const auto& prm : n_.param) os << "  const long long " << prm << " = ws->" << prm << ";\n";
+    os << runFunction(linkage);
+    return os.str();
+  }
+
+  // NAME_run: the stages and groups in order into the workspace's buffers
+  // and the outputs, 0 first where a stage leaves points of its output alone.
+  std::string runFunction(const std::string& linkage) {
+    std::vector<Stmt> t = {ifThen("!ws", {eval("return 1")})};
+    for (const auto& prm : n_.param) t.push_back(decl("long long", prm, "ws->" + prm));
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       int id = p_.outputs[i];
       const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
       // A scan writes every point of its output.
       if (outputOwner(i) && !coversExtent(p_, s) && !passes::isFusedSink(groups_, id) && s.kind != ir::Stage::Scan)
-        os << "  memset(" << outputName(p_, i) << ", 0, " << elementCount(s) << " * sizeof(" << cType(s.type)
-           << "));\n";
+        t.push_back(eval("memset(" + outputName(p_, i) + ", 0, " + elementCount(s) + " * sizeof(" + cType(s.type) + "))"));
     }
     for (size_t i = 0; i < groups_.size(); ++i) {
       const ir::Stage& s = p_.stages[static_cast<size_t>(groups_[i].sink)];
       std::vector<Param> params;
       std::string args;
       if (s.kind == ir::Stage::LoopResult) {
-        if (s.loopIndex == 0) os << loopRun(s);
+        if (s.loopIndex == 0) t.push_back(loopRun(s));
         continue;
       }
       if (!groups_[i].fused()) {
         stageSignature(s, params, args, bufferExpr(s.id));
-        os << "  " << stageFunctionName(s) << "(" << args << ");\n";
+        t.push_back(eval(stageFunctionName(s) + "(" + args + ")"));
         continue;
       }
       std::vector<int> stages;
@@ -496,23 +495,26 @@ class CGen {
       stages.push_back(s.id);
       groupSignature(stages, s.id, params, args, bufferExpr(s.id));
       std::string I = std::to_string(i);
-      os << "  " << fusedGroup(i).functionName << "(" << args
-         << ", (unsigned char*)formac_align64((size_t)ws->scratch), ws->scratch_stride, ws->nthreads, ws->tile_rows"
-         << I << ", ws->tile_cols" << I << ");\n";
+      t.push_back(eval(fusedGroup(i).functionName + "(" + args +
+                       ", (unsigned char*)formac_align64((size_t)ws->scratch), ws->scratch_stride, ws->nthreads, "
+                       "ws->tile_rows" + I + ", ws->tile_cols" + I + ")"));
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       if (outputOwner(i)) continue;
       int id = p_.outputs[i];
       const ir::Stage& s = p_.stages[static_cast<size_t>(id)];
-      os << "  memmove(" << outputName(p_, i) << ", " << bufferExpr(id) << ", " << elementCount(s)
-         << " * sizeof(" << cType(s.type) << "));\n";
+      t.push_back(eval("memmove(" + outputName(p_, i) + ", " + bufferExpr(id) + ", " + elementCount(s) + " * sizeof(" +
+                       cType(s.type) + "))"));
     }
+    t.push_back(eval("return 0"));
     std::vector<std::string> inputs;
     for (const auto& in : p_.inputs)
       inputs.push_back(in.kind == ir::EntryArg::Image ? n_.stage[static_cast<size_t>(in.index)]
                                                       : n_.scalar[static_cast<size_t>(in.index)]);
-    os << unusedParameters(inputs, os.str().substr(runBody)) << "  return 0;\n}\n\n";
-    return os.str();
+    std::vector<Param> params = {Param{K() + "_workspace*", "ws"}};
+    for (Param& prm : runParams(p_, n_)) params.push_back(std::move(prm));
+    return CPrinter().print(function(linkage.empty() ? "" : "static", "int", K() + "_run", params, std::move(t), inputs)) +
+           "\n";
   }
 
   // ------------------------------------------------------------ Forma entry point

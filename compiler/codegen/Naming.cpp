@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/ExprPrinter.h"
+#include "codegen/Stmt.h"
 
 namespace formac::codegen {
 namespace {
@@ -193,10 +194,19 @@ std::string entryParameters(const ir::Pipeline& p, const Names& n) {
   return t + (t.empty() ? "" : ", ") + outputParameters(p);
 }
 
-std::string runParameters(const ir::Pipeline& p, const Names& n) {
-  std::string t = inputParameters(p, n);
-  return t + (t.empty() ? "" : ", ") + outputParameters(p);
+std::vector<Param> runParams(const ir::Pipeline& p, const Names& n) {
+  std::vector<Param> t;
+  for (const auto& in : p.inputs)
+    if (in.kind == ir::EntryArg::Image)
+      t.push_back(Param{cType(p.stages[static_cast<size_t>(in.index)].type) + "*", n.stage[static_cast<size_t>(in.index)]});
+    else
+      t.push_back(Param{scalarCType(p.scalars[static_cast<size_t>(in.index)].type), n.scalar[static_cast<size_t>(in.index)]});
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    t.push_back(Param{cType(p.stages[static_cast<size_t>(p.outputs[i])].type) + "*", outputName(p, i)});
+  return t;
 }
+
+std::string runParameters(const ir::Pipeline& p, const Names& n) { return printerFor(false).params(runParams(p, n)); }
 
 std::string runArguments(const ir::Pipeline& p, const Names& n) {
   std::string t;

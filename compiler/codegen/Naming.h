@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 
 namespace formac::codegen {
@@ -22,6 +23,7 @@ Names assignNames(const ir::Pipeline& p, const std::string& kernelName);
 // argument list for a call that forwards the same names.
 std::string entryParameters(const ir::Pipeline& p, const Names& n);
 // Inputs then outputs, without the parameters (the workspace knows them).
+std::vector<Param> runParams(const ir::Pipeline& p, const Names& n);
 std::string runParameters(const ir::Pipeline& p, const Names& n);
 std::string runArguments(const ir::Pipeline& p, const Names& n);
 std::string createParameters(const ir::Pipeline& p, const Names& n);
