@@ -356,111 +356,117 @@ class CGen {
   }
 
   std::string workspace() {
-    std::ostringstream os;
-    os << "struct " << K() << "_workspace {\n";
-    for (const auto& prm : n_.param) os << "  long long " << prm << ";\n";
+    std::vector<Stmt> members;
+    for (const auto& prm : n_.param) members.push_back(declOnly("long long", prm));
     for (const auto& s : p_.stages)
-      if (needsWorkspaceBuffer(s.id))
-        os << "  " << cType(s.type) << "* " << n_.stage[static_cast<size_t>(s.id)] << ";\n";
+      if (needsWorkspaceBuffer(s.id)) members.push_back(declOnly(cType(s.type) + "*", n_.stage[static_cast<size_t>(s.id)]));
     for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::Reduce)
-        os << "  " << reducePartialType(s) << "* " << partialsName(s) << ";  /* a partial per chunk */\n";
-      else if (s.kind == ir::Stage::Scan)
-        os << "  " << scanAccumulatorType(s) << "* " << partialsName(s) << ";  /* sums, segment carries */\n";
+      if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) {
+        members.push_back(comment(s.kind == ir::Stage::Reduce ? "a partial per chunk" : "sums, segment carries"));
+        members.push_back(declOnly((s.kind == ir::Stage::Reduce ? reducePartialType(s) : scanAccumulatorType(s)) + "*",
+                                   partialsName(s)));
+      }
     for (const auto& s : p_.stages)
       if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
-        os << "  " << loopKernel(s) << "_workspace* " << loopKernel(s) << ";  /* the loop's body */\n"
-           << "  long long " << loopRounds(s) << ";  /* the rounds its last run ran */\n";
-        if (settles(s)) os << "  formac_settle_scratch " << loopSettle(s) << ";  /* its settling's lists and marks */\n";
+        members.push_back(comment("the loop's body; the rounds its last run ran"));
+        members.push_back(declOnly(loopKernel(s) + "_workspace*", loopKernel(s)));
+        members.push_back(declOnly("long long", loopRounds(s)));
+        if (settles(s)) members.push_back(declOnly("formac_settle_scratch", loopSettle(s)));
         for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          os << "  " << cType(carriedResult(s, j).type) << " *" << loopBuffer(s, static_cast<int>(j), 'a') << ", *"
-             << loopBuffer(s, static_cast<int>(j), 'b') << ";  /* its carried image's rounds */\n";
+          for (char which : {'a', 'b'})
+            members.push_back(declOnly(cType(carriedResult(s, j).type) + "*", loopBuffer(s, static_cast<int>(j), which)));
       }
     bool anyFused = false;
     for (size_t i = 0; i < groups_.size(); ++i)
       if (groups_[i].fused()) {
         anyFused = true;
-        os << "  long long tile_rows" << i << ", tile_cols" << i << ";  /* fused group " << i << " */\n";
-      }
-    if (anyFused)
-      os << "  unsigned char* scratch;  /* per-thread tile buffers */\n"
-         << "  size_t scratch_stride;\n  int nthreads;\n";
-    os << "  int unused;\n};\n\n";
-
-    std::string linkage = o_.embedded ? "static " : "";
-    os << linkage << "void " << K() << "_destroy(" << K() << "_workspace* ws) {\n  if (!ws) return;\n";
-    if (anyFused) os << "  free(ws->scratch);\n";
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
-        os << "  " << loopKernel(s) << "_destroy(ws->" << loopKernel(s) << ");\n";
-        if (settles(s)) os << "  formac_settle_release(&ws->" << loopSettle(s) << ");\n";
-        for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          os << "  free(ws->" << loopBuffer(s, static_cast<int>(j), 'a') << ");\n  free(ws->"
-             << loopBuffer(s, static_cast<int>(j), 'b') << ");\n";
-      }
-    for (const auto& s : p_.stages) {
-      if (allocatesBuffer(s.id))
-        os << "  free(ws->" << n_.stage[static_cast<size_t>(s.id)] << ");\n";
-      if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) os << "  free(ws->" << partialsName(s) << ");\n";
-    }
-    os << "  free(ws);\n}\n\n";
-
-    os << linkage << K() << "_workspace* " << K() << "_create(" << createParameters(p_, n_) << ") {\n"
-       << "  " << K() << "_workspace* ws = (" << K() << "_workspace*)calloc(1, sizeof *ws);\n"
-       << "  if (!ws) return NULL;\n";
-    for (const auto& prm : n_.param) os << "  ws->" << prm << " = " << prm << ";\n";
-    os << extentChecks(p_, n_, K());
-    os << "  /* Intermediates start at 0; the points a stage does not compute stay 0. */\n";
-    for (const auto& s : p_.stages)
-      if (allocatesBuffer(s.id)) {
-        std::string nm = n_.stage[static_cast<size_t>(s.id)];
-        os << "  ws->" << nm << " = (" << cType(s.type) << "*)calloc(" << elementCount(s)
-           << " + 1, sizeof(" << cType(s.type) << "));\n"
-           << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
-      }
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
-        os << "  ws->" << loopKernel(s) << " = " << loopKernel(s) << "_create(" << createArguments(p_, n_) << ");\n"
-           << "  if (!ws->" << loopKernel(s) << ") { " << K() << "_destroy(ws); return NULL; }\n";
-        for (size_t j = 0; j < s.loop->carried.size(); ++j)
-          for (char which : {'a', 'b'}) {
-            std::string nm = loopBuffer(s, static_cast<int>(j), which), T = cType(carriedResult(s, j).type);
-            os << "  ws->" << nm << " = (" << T << "*)calloc(" << elementCount(carriedResult(s, j)) << " + 1, sizeof("
-               << T << "));\n"
-               << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
-          }
-      }
-    for (const auto& s : p_.stages)
-      if (s.kind == ir::Stage::Reduce) {
-        std::string nm = partialsName(s), T = reducePartialType(s);
-        os << "  ws->" << nm << " = (" << T << "*)malloc((" << reducePartialCount(p_, n_, s) << " + 1) * sizeof(" << T
-           << "));\n"
-           << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
-        if (s.reduction.op == ir::ReduceOp::TopK)
-          os << "  ws->" << nm << "[0] = formac_max_threads();  /* the threads its heaps are for */\n";
-      } else if (s.kind == ir::Stage::Scan) {
-        std::string nm = partialsName(s), T = scanAccumulatorType(s);
-        os << "  ws->" << nm << " = (" << T << "*)malloc((" << scanScratchCount(n_, s) << " + 1) * sizeof(" << T
-           << "));\n"
-           << "  if (!ws->" << nm << ") { " << K() << "_destroy(ws); return NULL; }\n";
+        members.push_back(comment("fused group " + std::to_string(i)));
+        members.push_back(declOnly("long long", "tile_rows" + std::to_string(i)));
+        members.push_back(declOnly("long long", "tile_cols" + std::to_string(i)));
       }
     if (anyFused) {
-      os << "  /* Tiles of the fused groups, sized for this machine's L2 cache. */\n"
-         << "  ws->nthreads = formac_max_threads();\n  ws->scratch_stride = 0;\n";
+      members.push_back(comment("per-thread tile buffers"));
+      members.push_back(declOnly("unsigned char*", "scratch"));
+      members.push_back(declOnly("size_t", "scratch_stride"));
+      members.push_back(declOnly("int", "nthreads"));
+    }
+    members.push_back(declOnly("int", "unused"));
+    const CPrinter printer;
+    std::ostringstream os;
+    os << printer.print(record("struct " + K() + "_workspace", std::move(members))) << "\n";
+
+    std::string linkage = o_.embedded ? "static " : "";
+    std::vector<Stmt> destroy = {ifThen("!ws", {eval("return")})};
+    auto release = [&](const std::string& what) { destroy.push_back(eval("free(ws->" + what + ")")); };
+    if (anyFused) release("scratch");
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
+        destroy.push_back(eval(loopKernel(s) + "_destroy(ws->" + loopKernel(s) + ")"));
+        if (settles(s)) destroy.push_back(eval("formac_settle_release(&ws->" + loopSettle(s) + ")"));
+        for (size_t j = 0; j < s.loop->carried.size(); ++j)
+          for (char which : {'a', 'b'}) release(loopBuffer(s, static_cast<int>(j), which));
+      }
+    for (const auto& s : p_.stages) {
+      if (allocatesBuffer(s.id)) release(n_.stage[static_cast<size_t>(s.id)]);
+      if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) release(partialsName(s));
+    }
+    destroy.push_back(eval("free(ws)"));
+    os << printer.print(function(o_.embedded ? "static" : "", "void", K() + "_destroy",
+                                 {Param{K() + "_workspace*", "ws"}}, std::move(destroy)))
+       << "\n";
+
+    std::vector<Stmt> create = {decl(K() + "_workspace*", "ws", "(" + K() + "_workspace*)calloc(1, sizeof *ws)", false),
+                                ifThen("!ws", {eval("return NULL")})};
+    for (const auto& prm : n_.param) create.push_back(assign("ws->" + prm, prm));
+    create.push_back(text(extentChecks(p_, n_, K())));
+    create.push_back(comment("Intermediates start at 0; the points a stage does not compute stay 0."));
+    // ws->name = an allocation, or NULL from the workspace's destruction.
+    auto allocate = [&](const std::string& name, const std::string& allocation) {
+      create.push_back(assign("ws->" + name, allocation));
+      create.push_back(ifThen("!ws->" + name, {eval(K() + "_destroy(ws)"), eval("return NULL")}));
+    };
+    auto zeroed = [&](const ir::Stage& s) {
+      return "(" + cType(s.type) + "*)calloc(" + elementCount(s) + " + 1, sizeof(" + cType(s.type) + "))";
+    };
+    for (const auto& s : p_.stages)
+      if (allocatesBuffer(s.id)) allocate(n_.stage[static_cast<size_t>(s.id)], zeroed(s));
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::LoopResult && s.loopIndex == 0) {
+        allocate(loopKernel(s), loopKernel(s) + "_create(" + createArguments(p_, n_) + ")");
+        for (size_t j = 0; j < s.loop->carried.size(); ++j)
+          for (char which : {'a', 'b'}) allocate(loopBuffer(s, static_cast<int>(j), which), zeroed(carriedResult(s, j)));
+      }
+    for (const auto& s : p_.stages)
+      if (s.kind == ir::Stage::Reduce || s.kind == ir::Stage::Scan) {
+        bool reduce = s.kind == ir::Stage::Reduce;
+        std::string nm = partialsName(s), T = reduce ? reducePartialType(s) : scanAccumulatorType(s);
+        allocate(nm, "(" + T + "*)malloc((" + (reduce ? reducePartialCount(p_, n_, s) : scanScratchCount(n_, s)) +
+                         " + 1) * sizeof(" + T + "))");
+        if (reduce && s.reduction.op == ir::ReduceOp::TopK) {
+          create.push_back(comment("the threads its heaps are for"));
+          create.push_back(assign("ws->" + nm + "[0]", "formac_max_threads()"));
+        }
+      }
+    if (anyFused) {
+      create.push_back(comment("Tiles of the fused groups, sized for this machine's L2 cache."));
+      create.push_back(assign("ws->nthreads", "formac_max_threads()"));
+      create.push_back(assign("ws->scratch_stride", "0"));
       for (size_t i = 0; i < groups_.size(); ++i) {
         if (!groups_[i].fused()) continue;
         std::string bytes = "bytes" + std::to_string(i);
-        os << "  {\n    size_t " << bytes << " = 0;\n"
-           << emitTileChoice(fusedGroup(i), "ws->tile_rows" + std::to_string(i),
-                             "ws->tile_cols" + std::to_string(i), bytes, "    ")
-           << "    if (" << bytes << " > ws->scratch_stride) ws->scratch_stride = " << bytes << ";\n  }\n";
+        create.push_back(block({decl("size_t", bytes, "0", false),
+                                text(emitTileChoice(fusedGroup(i), "ws->tile_rows" + std::to_string(i),
+                                                    "ws->tile_cols" + std::to_string(i), bytes, "    ")),
+                                ifThen(bytes + " > ws->scratch_stride", {assign("ws->scratch_stride", bytes)})}));
       }
-      os << "  ws->scratch_stride = formac_align64(ws->scratch_stride);\n"
-         << "  ws->scratch = (unsigned char*)malloc((size_t)ws->nthreads * ws->scratch_stride + 64);\n"
-         << "  if (!ws->scratch) { " << K() << "_destroy(ws); return NULL; }\n";
+      create.push_back(assign("ws->scratch_stride", "formac_align64(ws->scratch_stride)"));
+      allocate("scratch", "(unsigned char*)malloc((size_t)ws->nthreads * ws->scratch_stride + 64)");
     }
-    os << "  return ws;\n}\n\n";
-
+    create.push_back(eval("return ws"));
+    std::vector<Param> sizes;
+    for (const auto& prm : n_.param) sizes.push_back(Param{"int", prm});
+    os << printer.print(function(o_.embedded ? "static" : "", K() + "_workspace*", K() + "_create", sizes, std::move(create)))
+       << "\n";
     os << runFunction(linkage);
     return os.str();
   }

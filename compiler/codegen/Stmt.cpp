@@ -117,6 +117,12 @@ Stmt lambda(const std::string& name, std::vector<Param> params, const std::strin
   return s;
 }
 
+Stmt record(const std::string& name, std::vector<Stmt> members) {
+  Stmt s = node(Stmt::Record, std::move(members));
+  s.name = name;
+  return s;
+}
+
 std::string StmtPrinter::print(const Stmt& s, const std::string& indent) const {
   std::string out;
   printTo(out, s, indent);
@@ -130,6 +136,7 @@ std::string StmtPrinter::print(const std::vector<Stmt>& body, const std::string&
 }
 
 std::string StmtPrinter::params(const std::vector<Param>& ps) const {
+  if (ps.empty()) return noParams();
   std::string out;
   for (const Param& p : ps) {
     if (!out.empty()) out += ", ";
@@ -208,6 +215,11 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
              (s.attributes.empty() ? "" : s.attributes + " ") + s.name + "(" + params(s.params) + ") {\n" + unusedParameters(s.quietIfUnused, body, inner) + body + in + "}\n";
       return;
     }
+    case Stmt::Record:
+      out += in + s.name + " {\n";
+      for (const Stmt& b : s.body) printTo(out, b, inner);
+      out += in + "};\n";
+      return;
     case Stmt::Lambda:
       if (!lambdas()) throw InternalError("a lambda in C code");
       out += in + "auto " + s.name + " = [&](" + params(s.params) + ") -> " + s.returns + " {\n";

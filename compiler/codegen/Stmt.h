@@ -56,6 +56,7 @@ struct Stmt {
     Text,      // text as it is, indented already (a generator's not yet on the tree)
     Function,  // a function: see `function`
     Lambda,    // auto name = [&](params) -> returns { body };  (C++: the CUDA printer's)
+    Record,    // name { body };  (a struct: `name` is "struct NAME", the body its members)
   } kind = Seq;
   std::string type, name, value;  // Decl; Assign (name = value)
   bool isConst = false;           // Decl
@@ -94,6 +95,7 @@ Stmt function(const std::string& qualifiers, const std::string& returns, const s
               std::vector<Param> params, std::vector<Stmt> body, std::vector<std::string> quietIfUnused = {});
 
 Stmt lambda(const std::string& name, std::vector<Param> params, const std::string& returns, std::vector<Stmt> body);
+Stmt record(const std::string& name, std::vector<Stmt> members);
 
 // Prints statements, each line at `indent` plus two spaces a level of nesting.
 class StmtPrinter {
@@ -101,7 +103,8 @@ class StmtPrinter {
   virtual ~StmtPrinter() = default;
   std::string print(const Stmt& s, const std::string& indent = "") const;
   std::string print(const std::vector<Stmt>& body, const std::string& indent = "") const;
-  // A parameter list: "const float* restrict a, float* restrict b".
+  // A parameter list: "const float* restrict a, float* restrict b"; none
+  // is C's `void` and C++'s empty list.
   std::string params(const std::vector<Param>& ps) const;
 
  protected:
@@ -113,6 +116,8 @@ class StmtPrinter {
   virtual std::string unrollPragma(const std::string& indent) const = 0;
   // Whether the dialect has lambdas (C++).
   virtual bool lambdas() const = 0;
+  // The parameter list of a function that takes none.
+  virtual std::string noParams() const = 0;
 
  private:
   void printTo(std::string& out, const Stmt& s, const std::string& indent) const;
@@ -125,6 +130,7 @@ class CPrinter : public StmtPrinter {
   std::string parallelLoop(const Stmt& loop) const override;
   std::string unrollPragma(const std::string& indent) const override;
   bool lambdas() const override { return false; }
+  std::string noParams() const override { return "void"; }
 };
 
 // CUDA C++: __restrict__; threads are the launch's, so no parallel loops.
@@ -134,6 +140,7 @@ class CudaPrinter : public StmtPrinter {
   std::string parallelLoop(const Stmt& loop) const override;
   std::string unrollPragma(const std::string& indent) const override;
   bool lambdas() const override { return true; }
+  std::string noParams() const override { return ""; }
 };
 
 // The printer of a dialect: `cuda` picks CudaPrinter.

@@ -68,6 +68,14 @@ TEST(Statements, FunctionsQuietOnlyTheParametersTheyLeaveUnused) {
   EXPECT_EQ(cuda().print(k), "template <typename I>\n__global__ void __launch_bounds__(256) k(const I N) {\n  (void)0;\n}\n");
 }
 
+TEST(Statements, RecordsAndFunctionsWithoutParameters) {
+  EXPECT_EQ(c().print(record("struct k_workspace", {declOnly("long long", "M"), declOnly("float*", "t")})),
+            "struct k_workspace {\n  long long M;\n  float* t;\n};\n");
+  Stmt none = function("", "int", "f", {}, {eval("return 0")});
+  EXPECT_EQ(c().print(none), "int f(void) {\n  return 0;\n}\n");  // C: () would declare no prototype
+  EXPECT_EQ(cuda().print(none), "int f() {\n  return 0;\n}\n");
+}
+
 TEST(Statements, CommentsOfSeveralLinesAndBraceComments) {
   EXPECT_EQ(c().print(comment("first\nsecond"), "  "), "  /* first\n     second */\n");
   EXPECT_EQ(c().print(block({eval("f()")}, "piece 1")), "{  /* piece 1 */\n  f();\n}\n");
