@@ -533,8 +533,7 @@ class FusedWriter : public FusedStages {
     t.push_back(forLoop("I formac_t = (I)blockIdx.x", "formac_t < formac_tiles", "formac_t += (I)gridDim.x", std::move(tile)));
     long long bins = counted().reduction.bins;
     if (histogramCopies(bins))
-      t.push_back(text(histogramCountsAdded(bins, "formac_counted", "formac_counts", "formac_tid",
-                                            std::to_string(kCudaThreads))));
+      append(t, histogramCountsAdded(bins, "formac_counted", "formac_counts", "formac_tid", std::to_string(kCudaThreads)));
     return t;
   }
   Stmt countedSinkCode() const {

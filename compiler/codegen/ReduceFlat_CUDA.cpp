@@ -118,15 +118,5 @@ std::vector<Stmt> value(const ReduceCuda& r, bool vector) {
   return {declOnly(cType(domain.type), "formac_v"), seq(pointBody(lo, false))};
 }
 
-std::string loads(const ReduceCuda& r, const FlatReads& f, int batch, const std::string& at, const std::string& in) {
-  return printerFor(true).print(loads(r, f, batch, at), in);
-}
-std::string unpack(const ReduceCuda& r, const FlatReads& f, const std::string& b, const std::string& in) {
-  return printerFor(true).print(unpack(r, f, b), in);
-}
-std::string value(const ReduceCuda& r, bool vector, const std::string& in) {
-  return printerFor(true).print(value(r, vector), in);
-}
-
 }  // namespace reduce_flat
 }  // namespace formac::codegen

@@ -40,10 +40,6 @@ std::vector<Stmt> unpack(const ReduceCuda& r, const FlatReads& f, const std::str
 // Statements declaring formac_v, the body's value: at element formac_u of
 // formac_e<id> (vector) or at point formac_k of the producers (not vector).
 std::vector<Stmt> value(const ReduceCuda& r, bool vector);
-// The three above printed at `in`, for Select_CUDA.cpp (not yet on the tree).
-std::string loads(const ReduceCuda& r, const FlatReads& f, int batch, const std::string& at, const std::string& in);
-std::string unpack(const ReduceCuda& r, const FlatReads& f, const std::string& b, const std::string& in);
-std::string value(const ReduceCuda& r, bool vector, const std::string& in);
 }  // namespace reduce_flat
 
 }  // namespace formac::codegen

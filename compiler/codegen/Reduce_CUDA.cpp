@@ -15,6 +15,8 @@ namespace formac::codegen {
 namespace {
 
 using ir::ReduceOp;
+using reduce_cuda::domainDeclarations;
+using reduce_cuda::kernel;
 
 std::string str(long long v) { return std::to_string(v); }
 const std::string kChunk = str(ir::kSumChunk);
@@ -113,25 +115,6 @@ int rankOf(const ir::Stage& s) { return static_cast<int>(s.reduction.input.axes.
 std::string q(int d) { return "q" + std::to_string(d); }
 std::string n(int d) { return "formac_n" + std::to_string(d); }
 
-// Kernel: the domain's extents as I (formac_n0, ...), and as long long the
-// points combined into one value (formac_len) and the values (formac_outs).
-std::vector<Stmt> domainDeclarations(const ReduceCuda& r) {
-  const ir::Reduction& red = r.stage->reduction;
-  std::vector<Stmt> t;
-  std::string len, outs;
-  for (int d = 0; d < rankOf(*r.stage); ++d) {
-    std::string count = ir::printSize(red.input.axes[static_cast<size_t>(d)].count, r.names->param);
-    t.push_back(decl("I", n(d), "(I)(" + count + ")"));
-    std::string& product = red.dim < 0 || d == red.dim ? len : outs;
-    product += (product.empty() ? "(long long)" : " * (long long)") + n(d);
-  }
-  t.push_back(comment("points combined into one value"));
-  t.push_back(decl("long long", "formac_len", len));
-  if (red.dim >= 0) t.push_back(decl("long long", "formac_outs", outs.empty() ? "1" : outs));
-  t.push_back(decl("long long", "formac_chunks", "(formac_len + " + kChunkMask + ") / " + kChunk));
-  return t;
-}
-
 // for (int var = 0; var < count; ++var), unrolled.
 Stmt upTo(const std::string& var, const std::string& count, std::vector<Stmt> body) {
   return unrolledLoop("int " + var + " = 0", var + " < " + count, "++" + var, std::move(body));
@@ -185,19 +168,6 @@ std::vector<Stmt> batched(std::vector<Stmt> start, const std::string& type, cons
   return {decl("long long", "formac_k", "formac_c * " + kChunk + " + formac_j", false), seq(std::move(start)),
           forLoop("", "formac_k < formac_end", "formac_k += " + kLanes + " * " + batch,
                   {declOnly(type, "formac_batch[" + batch + "]"), compute, add})};
-}
-
-// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>,
-// <parameters as I>) { body }`, `minBlocks` a multiprocessor when not 0.
-Stmt kernel(const ReduceCuda& r, const std::string& suffix, std::vector<Param> params, std::vector<Stmt> body,
-            int minBlocks = 0) {
-  std::vector<Param> all = r.inputParams;
-  all.insert(all.end(), params.begin(), params.end());
-  for (const auto& prm : r.names->param) all.push_back({"I", prm, false, true});
-  Stmt k = function("__global__", "void", r.name + suffix, std::move(all), std::move(body), r.names->param);
-  k.templateParams = "typename I";
-  k.attributes = "__launch_bounds__(" + kThreads + (minBlocks ? ", " + str(minBlocks) : "") + ")";
-  return k;
 }
 
 std::string print(const std::vector<Stmt>& kernel) { return printerFor(true).print(kernel) + "\n"; }
@@ -483,26 +453,36 @@ std::vector<Stmt> pointValue(const ReduceCuda& r) {
   return {declOnly(cType(domain.type), "formac_v"), ifThen(inside, pointBody(lo, false), pointBody(lo, true))};
 }
 
-std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params) {
-  std::string inputs = printerFor(true).params(r.inputParams);
-  std::string t = "template <typename I>\n__global__ void __launch_bounds__(" + kThreads + ") " + r.name + suffix + "(" +
-                  (inputs.empty() ? "" : inputs + ", ") + params;
-  for (const auto& prm : r.names->param) t += ", const I " + prm;
-  return t + ") {\n";  // kernelDomain follows
+// Kernel: the domain's extents as I (formac_n0, ...), and as long long the
+// points combined into one value (formac_len) and the values (formac_outs).
+std::vector<Stmt> domainDeclarations(const ReduceCuda& r) {
+  const ir::Reduction& red = r.stage->reduction;
+  std::vector<Stmt> t;
+  std::string len, outs;
+  for (int d = 0; d < rankOf(*r.stage); ++d) {
+    std::string count = ir::printSize(red.input.axes[static_cast<size_t>(d)].count, r.names->param);
+    t.push_back(decl("I", n(d), "(I)(" + count + ")"));
+    std::string& product = red.dim < 0 || d == red.dim ? len : outs;
+    product += (product.empty() ? "(long long)" : " * (long long)") + n(d);
+  }
+  t.push_back(comment("points combined into one value"));
+  t.push_back(decl("long long", "formac_len", len));
+  if (red.dim >= 0) t.push_back(decl("long long", "formac_outs", outs.empty() ? "1" : outs));
+  t.push_back(decl("long long", "formac_chunks", "(formac_len + " + kChunkMask + ") / " + kChunk));
+  return t;
 }
-std::string kernelDomain(const ReduceCuda& r) {
-  std::string t = printerFor(true).print(domainDeclarations(r), "  ");
-  // The parameters no extent of the domain names (the kernel's header takes them all).
-  return unusedParameters(r.names->param, t) + t;
-}
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in) {
-  return printerFor(true).print(pointIndices(r), in);
-}
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in) {
-  return printerFor(true).print(advance(r, "q", kLanes), in + "  ");
-}
-std::string kernelPointValue(const ReduceCuda& r, const std::string& in) {
-  return printerFor(true).print(pointValue(r), in);
+
+// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>,
+// <parameters as I>) { body }`, `minBlocks` a multiprocessor when not 0.
+Stmt kernel(const ReduceCuda& r, const std::string& suffix, std::vector<Param> params, std::vector<Stmt> body,
+            int minBlocks) {
+  std::vector<Param> all = r.inputParams;
+  all.insert(all.end(), params.begin(), params.end());
+  for (const auto& prm : r.names->param) all.push_back({"I", prm, false, true});
+  Stmt k = function("__global__", "void", r.name + suffix, std::move(all), std::move(body), r.names->param);
+  k.templateParams = "typename I";
+  k.attributes = "__launch_bounds__(" + kThreads + (minBlocks ? ", " + str(minBlocks) : "") + ")";
+  return k;
 }
 
 LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n) {

@@ -62,16 +62,12 @@ std::vector<Stmt> pointIndices(const ReduceCuda& r, const std::string& prefix = 
 std::vector<Stmt> advance(const ReduceCuda& r, const std::string& prefix, const std::string& step);
 // Declares formac_v, the value at q0.., and computes it (the fused input body).
 std::vector<Stmt> pointValue(const ReduceCuda& r);
-// As text, for Select_CUDA.cpp (not yet on the tree):
-// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>, <parameters as I>) {`
-std::string kernelHeader(const ReduceCuda& r, const std::string& suffix, const std::string& params);
+// `template <typename I> __global__ void NAME<suffix>(<inputs>, <params>,
+// <parameters as I>) { body }`, `minBlocks` a multiprocessor when not 0.
+Stmt kernel(const ReduceCuda& r, const std::string& suffix, std::vector<Param> params, std::vector<Stmt> body,
+            int minBlocks = 0);
 // In a kernel: the domain's extents formac_n0.. (I), formac_len and formac_chunks (long long).
-std::string kernelDomain(const ReduceCuda& r);
-// pointIndices, advance by 32 points (at `in` plus two spaces) and
-// pointValue, printed at `in`.
-std::string kernelPointIndices(const ReduceCuda& r, const std::string& in);
-std::string kernelAdvance(const ReduceCuda& r, const std::string& in);
-std::string kernelPointValue(const ReduceCuda& r, const std::string& in);
+std::vector<Stmt> domainDeclarations(const ReduceCuda& r);
 // The options computing formac_v, the value of `domain` (domainStage of a
 // Reduce or Scan stage) at q0.., in CUDA; `domain` outlives them.
 LoopNestOptions pointOptions(const ir::Pipeline& p, const ir::Stage& domain, const Names& n);

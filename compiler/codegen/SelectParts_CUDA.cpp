@@ -18,57 +18,55 @@ std::string K(const ir::Stage& s) { return str(s.reduction.bins) + "LL"; }
 // them (their loads in flight together): 16 of values up to 4 bytes, else 8.
 int pointBatch(ScalarKind k) { return scalarSize(k) <= 4 ? 16 : 8; }
 
-// How a kernel goes through a chunk's points (chunkSteps, eachPoint).
 
 // Chunk formac_c's points, its warp's 32 lanes going through it together so
 // that they can ballot: lane formac_j visits the points k = j mod 32,
 // formac_in says whether its k is in the chunk and formac_x is then the
 // value at k (else 0). A lane computes pointBatch steps' values, then runs
-// `point` for each in order. At indentation kIn.
-std::string chunkSteps(const ReduceCuda& r, const Walk& w) {
+// `point` for each in order.
+std::vector<Stmt> chunkSteps(const ReduceCuda& r, const Walk& w) {
   std::string T = scalarCType(elementOf(*r.stage)), chunkSize = str(ir::kSumChunk), B = str(pointBatch(elementOf(*r.stage)));
   std::string stop = w.done.empty() ? "" : " || (" + w.done + ")";
-  std::string in2 = kIn + "    ";
   // A point-wise body reads its producers at the point's index, not at lattice indices.
   bool flat = flatReads(r).per > 0;
-  std::string value = flat ? in2 + "  const long long formac_kv = formac_k + 32 * formac_u;\n" + in2 + "  {\n" + in2 +
-                                 "    const long long formac_k = formac_kv;\n" + reduce_flat::value(r, false, in2 + "    ") +
-                                 in2 + "    formac_xs[formac_u] = formac_v;\n" + in2 + "  }\n"
-                           : rc::kernelPointValue(r, in2 + "  ") + in2 + "  formac_xs[formac_u] = formac_v;\n";
-  return kIn + "const long long formac_end = formac_len - formac_c * " + chunkSize + " < " + chunkSize +
-         " ? formac_len : formac_c * " + chunkSize + " + " + chunkSize + ";\n" +
-         kIn + "long long formac_k = formac_c * " + chunkSize + " + formac_j;\n" + indent(w.chunk, kIn) +
-         (flat ? "" : rc::kernelPointIndices(r, kIn)) +
-         kIn + "for (long long formac_base = formac_c * " + chunkSize + "; formac_base < formac_end" +
-         (w.done.empty() ? "" : " && !(" + w.done + ")") + "; formac_base += 32 * " + B + ") {\n" +
-         kIn + "  " + T + " formac_xs[" + B + "];\n" +
-         kIn + "#pragma unroll\n" +
-         kIn + "  for (int formac_u = 0; formac_u < " + B + "; ++formac_u) {\n" +
-         kIn + "    formac_xs[formac_u] = 0;\n" +
-         kIn + "    if (formac_k + 32 * formac_u < formac_end) {\n" + value + in2 + "}\n" +
-         (flat ? "" : indent(rc::kernelAdvance(r, kIn), "  ")) +
-         kIn + "  }\n" +
-         kIn + "#pragma unroll\n" +
-         kIn + "  for (int formac_u = 0; formac_u < " + B + "; ++formac_u) {\n" +
-         kIn + "    if (formac_base + 32 * formac_u >= formac_end" + stop + ") break;\n" +
-         kIn + "    const bool formac_in = formac_k < formac_end;\n" +
-         kIn + "    const " + T + " formac_x = formac_xs[formac_u];\n" + indent(w.point, in2) +
-         kIn + "    formac_k += 32;\n" + kIn + "  }\n" + kIn + "}\n" + indent(w.end, kIn);
+  std::vector<Stmt> value =
+      flat ? std::vector<Stmt>{decl("long long", "formac_kv", "formac_k + 32 * formac_u"),
+                               block({decl("long long", "formac_k", "formac_kv"), seq(reduce_flat::value(r, false)),
+                                      assign("formac_xs[formac_u]", "formac_v")})}
+           : std::vector<Stmt>{seq(rc::pointValue(r)), assign("formac_xs[formac_u]", "formac_v")};
+  std::vector<Stmt> compute = {assign("formac_xs[formac_u]", "0"), ifThen("formac_k + 32 * formac_u < formac_end", value)};
+  if (!flat) compute.push_back(seq(rc::advance(r, "q", "32")));
+  std::vector<Stmt> t = {
+      decl("long long", "formac_end", "formac_len - formac_c * " + chunkSize + " < " + chunkSize +
+                                          " ? formac_len : formac_c * " + chunkSize + " + " + chunkSize),
+      decl("long long", "formac_k", "formac_c * " + chunkSize + " + formac_j", false), seq(w.chunk)};
+  if (!flat) t.push_back(seq(rc::pointIndices(r)));
+  t.push_back(forLoop(
+      "long long formac_base = formac_c * " + chunkSize,
+      "formac_base < formac_end" + (w.done.empty() ? "" : " && !(" + w.done + ")"), "formac_base += 32 * " + B,
+      {declOnly(T, "formac_xs[" + B + "]"),
+       unrolledLoop("int formac_u = 0", "formac_u < " + B, "++formac_u", std::move(compute)),
+       unrolledLoop("int formac_u = 0", "formac_u < " + B, "++formac_u",
+                    {ifThen("formac_base + 32 * formac_u >= formac_end" + stop, {eval("break")}),
+                     decl("bool", "formac_in", "formac_k < formac_end"), decl(T, "formac_x", "formac_xs[formac_u]"),
+                     seq(w.point), eval("formac_k += 32")})}));
+  t.push_back(seq(w.end));
+  return t;
 }
 
 // The chunks of the domain, a warp per chunk, grid-stride (chunkSteps).
-std::string eachPoint(const ReduceCuda& r, const Walk& w) {
-  return "  const int formac_j = (int)(threadIdx.x % 32);  /* the lane */\n"
-         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / 32);\n"
-         "  for (long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; formac_c < formac_chunks;\n"
-         "       formac_c += formac_warps) {\n" + chunkSteps(r, w) + "  }\n";
+std::vector<Stmt> eachPoint(const ReduceCuda& r, const Walk& w) {
+  return {comment("the lane"), decl("int", "formac_j", "(int)(threadIdx.x % 32)"),
+          decl("long long", "formac_warps", "(long long)gridDim.x * (blockDim.x / 32)"),
+          forLoop("long long formac_c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32",
+                  "formac_c < formac_chunks", "formac_c += formac_warps", chunkSteps(r, w))};
 }
-std::string eachPoint(const ReduceCuda& r, const std::string& chunk, const std::string& point,
-                      const std::string& end, const std::string& done) {
+std::vector<Stmt> eachPoint(const ReduceCuda& r, std::vector<Stmt> chunk, std::vector<Stmt> point,
+                            std::vector<Stmt> end, const std::string& done) {
   Walk w;
-  w.chunk = chunk;
-  w.point = point;
-  w.end = end;
+  w.chunk = std::move(chunk);
+  w.point = std::move(point);
+  w.end = std::move(end);
   w.done = done;
   return eachPoint(r, w);
 }

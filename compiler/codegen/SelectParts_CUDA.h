@@ -11,27 +11,26 @@
 namespace formac::codegen::select_cuda {
 
 std::string str(long long v);
-inline const std::string kIn = "    ";  // a chunk's statements
 
 ScalarKind elementOf(const ir::Stage& s);  // the element type of the values selected
 std::string K(const ir::Stage& s);         // the stage's K (or bins) as a literal
 
 // How a kernel goes through a chunk's points (chunkSteps, eachPoint).
 struct Walk {
-  std::string chunk;  // starts a chunk (in eachPoint, it may `continue` to the next)
-  std::string point;  // runs at every step
-  std::string end;    // ends a chunk
-  std::string done;   // (warp-uniform) once it holds, the chunk's steps stop
+  std::vector<Stmt> chunk;  // starts a chunk (in eachPoint, it may `continue` to the next)
+  std::vector<Stmt> point;  // runs at every step
+  std::vector<Stmt> end;    // ends a chunk
+  std::string done;         // (warp-uniform) once it holds, the chunk's steps stop
 };
 // Chunk formac_c's points, its warp's 32 lanes going through it together so
 // that they can ballot: lane formac_j visits the points k = j mod 32,
 // formac_in says whether its k is in the chunk and formac_x is then the
-// value at k (else 0). At indentation kIn.
-std::string chunkSteps(const ReduceCuda& r, const Walk& w);
+// value at k (else 0).
+std::vector<Stmt> chunkSteps(const ReduceCuda& r, const Walk& w);
 // The chunks of the domain, a warp per chunk, grid-stride (chunkSteps).
-std::string eachPoint(const ReduceCuda& r, const Walk& w);
-std::string eachPoint(const ReduceCuda& r, const std::string& chunk, const std::string& point,
-                      const std::string& end = "", const std::string& done = "");
+std::vector<Stmt> eachPoint(const ReduceCuda& r, const Walk& w);
+std::vector<Stmt> eachPoint(const ReduceCuda& r, std::vector<Stmt> chunk, std::vector<Stmt> point,
+                            std::vector<Stmt> end = {}, const std::string& done = "");
 // A plain kernel's loop over i in [0, n).
 std::string gridStride(const std::string& n);
 

@@ -47,37 +47,50 @@ const int kState = 8, kDigitBins = 2048;
 std::string kernels(const ReduceCuda& r) {
   ScalarKind elem = elementOf(*r.stage);
   std::string k = K(*r.stage), key = orderKey(elem).first, bins = str(kDigitBins);
-  std::string keyOf = std::string("const bool formac_ok = formac_in") + (isFloating(elem) ? " && formac_x == formac_x" : "") +
-                      ";  /* NaN is never chosen */\n"
-                      "const unsigned long long formac_key = " + key + ";\n";
-  std::string T = "  const unsigned long long formac_t = (unsigned long long)formac_s[0];  /* T */\n";
-  std::string t = "/* " + r.stage->name + ": the histogram of one digit of the keys that match the digits chosen so far. */\n" +
-                  rc::kernelHeader(r, "_digits", "long long* __restrict__ formac_s, const int formac_above, "
-                                                 "const int formac_shift, const int formac_bits") +
-                  rc::kernelDomain(r) +
-                  "  __shared__ unsigned formac_h[" + bins + "];\n"
-                  "  for (int formac_i = (int)threadIdx.x; formac_i < " + bins + "; formac_i += (int)blockDim.x) formac_h[formac_i] = 0u;\n"
-                  "  __syncthreads();\n"
-                  "  const unsigned long long formac_prefix = (unsigned long long)formac_s[0];\n"
-                  "  int formac_run = -1;  /* the digit of this thread's run of points, formac_n of them */\n"
-                  "  unsigned formac_n = 0;\n" +
-                  eachPoint(r, "",
-                            keyOf +
-                            "if (formac_ok && (formac_above >= 64 || (formac_key >> formac_above) == formac_prefix)) {\n"
-                            "  const int formac_d = (int)((formac_key >> formac_shift) & ((1ULL << formac_bits) - 1ULL));\n"
-                            "  if (formac_d != formac_run) {\n"
-                            "    if (formac_run >= 0) atomicAdd(formac_h + formac_run, formac_n);\n"
-                            "    formac_run = formac_d;\n"
-                            "    formac_n = 0;\n"
-                            "  }\n"
-                            "  ++formac_n;\n"
-                            "}\n") +
-                  "  if (formac_run >= 0) atomicAdd(formac_h + formac_run, formac_n);\n"
-                  "  __syncthreads();\n"
-                  "  for (int formac_i = (int)threadIdx.x; formac_i < " + bins + "; formac_i += (int)blockDim.x)\n"
-                  "    if (formac_h[formac_i]) atomicAdd((unsigned long long*)(formac_s + " + str(kState) +
-                  ") + formac_i, (unsigned long long)formac_h[formac_i]);\n"
-                  "}\n\n";
+  const std::vector<Stmt> keyOf = {
+      comment("NaN is never chosen"),
+      decl("bool", "formac_ok", std::string("formac_in") + (isFloating(elem) ? " && formac_x == formac_x" : "")),
+      decl("unsigned long long", "formac_key", key)};
+  auto withKey = [&](std::vector<Stmt> then) {
+    std::vector<Stmt> p = keyOf;
+    p.insert(p.end(), then.begin(), then.end());
+    return p;
+  };
+  const Stmt T = seq({comment("T"), decl("unsigned long long", "formac_t", "(unsigned long long)formac_s[0]")});
+  const Param state{"long long", "formac_s", true}, stateIn{"long long", "formac_s", true, true};
+  const Param keysOut{"unsigned long long", "formac_keys", true}, idxOut{"long long", "formac_idx", true};
+  auto print = [](const std::string& what, Stmt kernel) { return printerFor(true).print({comment(what), kernel}) + "\n"; };
+  auto runAdded = [](const std::string& to) {
+    return ifThen("formac_run >= 0", {eval("atomicAdd(" + to + " + formac_run, formac_n)")});
+  };
+  std::vector<Stmt> digit = rc::domainDeclarations(r);
+  digit.push_back(declOnly("__shared__ unsigned", "formac_h[" + bins + "]"));
+  digit.push_back(forLoop("int formac_i = (int)threadIdx.x", "formac_i < " + bins, "formac_i += (int)blockDim.x",
+                          {assign("formac_h[formac_i]", "0u")}));
+  digit.push_back(eval("__syncthreads()"));
+  digit.push_back(decl("unsigned long long", "formac_prefix", "(unsigned long long)formac_s[0]"));
+  digit.push_back(comment("the digit of this thread's run of points, formac_n of them"));
+  digit.push_back(decl("int", "formac_run", "-1", false));
+  digit.push_back(decl("unsigned", "formac_n", "0", false));
+  digit.push_back(seq(eachPoint(
+      r, {},
+      withKey({ifThen("formac_ok && (formac_above >= 64 || (formac_key >> formac_above) == formac_prefix)",
+                      {decl("int", "formac_d", "(int)((formac_key >> formac_shift) & ((1ULL << formac_bits) - 1ULL))"),
+                       ifThen("formac_d != formac_run", {runAdded("formac_h"), assign("formac_run", "formac_d"),
+                                                         assign("formac_n", "0")}),
+                       eval("++formac_n")})}))));
+  digit.push_back(runAdded("formac_h"));
+  digit.push_back(eval("__syncthreads()"));
+  digit.push_back(forLoop("int formac_i = (int)threadIdx.x", "formac_i < " + bins, "formac_i += (int)blockDim.x",
+                          {ifThen("formac_h[formac_i]",
+                                  {eval("atomicAdd((unsigned long long*)(formac_s + " + str(kState) +
+                                        ") + formac_i, (unsigned long long)formac_h[formac_i])")})}));
+  std::string t =
+      print(r.stage->name + ": the histogram of one digit of the keys that match the digits chosen so far.",
+            rc::kernel(r, "_digits",
+                       {state, {"int", "formac_above", false, true}, {"int", "formac_shift", false, true},
+                        {"int", "formac_bits", false, true}},
+                       std::move(digit)));
   t += "/* " + r.stage->name + ": the digit that holds the K-th best of the points that match the digits so far:\n"
        "   suffix sums of its histogram, suf[d] the points with a digit >= d. */\n"
        "__global__ void __launch_bounds__(1024) " + r.name + "_pick(long long* __restrict__ formac_s, const int formac_first, "
@@ -111,44 +124,51 @@ std::string kernels(const ReduceCuda& r) {
        "    }\n"
        "}\n\n";
   std::string cand = "unsigned long long* __restrict__ formac_keys, long long* __restrict__ formac_idx";
-  t += "/* " + r.stage->name + ": the candidates appended: the points with a key above T, and those with key T\n"
-       "   when every one of them is taken. */\n" +
-       rc::kernelHeader(r, "_take", "long long* __restrict__ formac_s, " + cand) + rc::kernelDomain(r) +
-       "  if (formac_s[3] == 0) return;  /* no point chosen */\n" + T +
-       "  const bool formac_all = formac_s[5] == formac_s[1];\n" +
-       eachPoint(r, "",
-                 keyOf +
-                 "if (formac_ok && (formac_key > formac_t || (formac_all && formac_key == formac_t))) {\n"
-                 "  const unsigned long long formac_p = atomicAdd((unsigned long long*)(formac_s + 7), 1ULL);\n"
-                 "  formac_keys[formac_p] = formac_key;\n"
-                 "  formac_idx[formac_p] = formac_k;\n"
-                 "}\n") +
-       "}\n\n";
-  std::string some = "  if (formac_s[3] == 0 || formac_s[5] == formac_s[1]) return;  /* only when some points with key T are left out */\n";
-  t += "/* " + r.stage->name + ": the points with key T counted per chunk. */\n" +
-       rc::kernelHeader(r, "_tcount", "const long long* __restrict__ formac_s, long long* __restrict__ formac_counts") +
-       rc::kernelDomain(r) + some + T +
-       eachPoint(r, "long long formac_n = 0;\n",
-                 keyOf + "formac_n += __popc(__ballot_sync(0xffffffffu, formac_ok && formac_key == formac_t));\n",
-                 "if (formac_j == 0) formac_counts[formac_c] = formac_n;\n") +
-       "}\n\n" + scanKernel(r);
-  t += "/* " + r.stage->name + ": the first points with key T in index order, after those above T. */\n" +
-       rc::kernelHeader(r, "_twrite", "const long long* __restrict__ formac_s, const long long* __restrict__ formac_offsets, " + cand) +
-       rc::kernelDomain(r) + some + T +
-       "  const long long formac_want = formac_s[1];\n"
-       "  const long long formac_above = formac_s[3] - formac_want;\n" +
-       eachPoint(r, "long long formac_at = formac_offsets[formac_c];\nif (formac_at >= formac_want) continue;\n",
-                 keyOf +
-                 "const bool formac_on = formac_ok && formac_key == formac_t;\n"
-                 "const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
-                 "const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
-                 "if (formac_on && formac_p < formac_want) {\n"
-                 "  formac_keys[formac_above + formac_p] = formac_t;\n"
-                 "  formac_idx[formac_above + formac_p] = formac_k;\n"
-                 "}\n"
-                 "formac_at += __popc(formac_m);\n",
-                 "", "formac_at >= formac_want") +
-       "}\n\n";
+  std::vector<Stmt> take = rc::domainDeclarations(r);
+  take.push_back(comment("no point chosen"));
+  take.push_back(ifThen("formac_s[3] == 0", {eval("return")}));
+  take.push_back(T);
+  take.push_back(decl("bool", "formac_all", "formac_s[5] == formac_s[1]"));
+  take.push_back(seq(eachPoint(
+      r, {},
+      withKey({ifThen("formac_ok && (formac_key > formac_t || (formac_all && formac_key == formac_t))",
+                      {decl("unsigned long long", "formac_p", "atomicAdd((unsigned long long*)(formac_s + 7), 1ULL)"),
+                       assign("formac_keys[formac_p]", "formac_key"), assign("formac_idx[formac_p]", "formac_k")})}))));
+  t += print(r.stage->name + ": the candidates appended: the points with a key above T, and those with key T\n"
+             "when every one of them is taken.",
+             rc::kernel(r, "_take", {state, keysOut, idxOut}, std::move(take)));
+  // Only when some points with key T are left out.
+  auto some = [&](std::vector<Stmt> body) {
+    std::vector<Stmt> t = rc::domainDeclarations(r);
+    t.push_back(comment("only when some points with key T are left out"));
+    t.push_back(ifThen("formac_s[3] == 0 || formac_s[5] == formac_s[1]", {eval("return")}));
+    t.push_back(T);
+    t.insert(t.end(), body.begin(), body.end());
+    return t;
+  };
+  t += print(r.stage->name + ": the points with key T counted per chunk.",
+             rc::kernel(r, "_tcount", {stateIn, {"long long", "formac_counts", true}},
+                        some(eachPoint(r, {decl("long long", "formac_n", "0", false)},
+                                       withKey({eval("formac_n += __popc(__ballot_sync(0xffffffffu, formac_ok && "
+                                                     "formac_key == formac_t))")}),
+                                       {ifThen("formac_j == 0", {assign("formac_counts[formac_c]", "formac_n")})})))) +
+       scanKernel(r);
+  std::vector<Stmt> write = {decl("long long", "formac_want", "formac_s[1]"),
+                             decl("long long", "formac_above", "formac_s[3] - formac_want")};
+  std::vector<Stmt> chunk = {decl("long long", "formac_at", "formac_offsets[formac_c]", false),
+                             ifThen("formac_at >= formac_want", {eval("continue")})};
+  write.push_back(seq(eachPoint(
+      r, std::move(chunk),
+      withKey({decl("bool", "formac_on", "formac_ok && formac_key == formac_t"),
+               decl("unsigned", "formac_m", "__ballot_sync(0xffffffffu, formac_on)"),
+               decl("long long", "formac_p", "formac_at + __popc(formac_m & ((1u << formac_j) - 1u))"),
+               ifThen("formac_on && formac_p < formac_want", {assign("formac_keys[formac_above + formac_p]", "formac_t"),
+                                                              assign("formac_idx[formac_above + formac_p]", "formac_k")}),
+               eval("formac_at += __popc(formac_m)")}),
+      {}, "formac_at >= formac_want")));
+  t += print(r.stage->name + ": the first points with key T in index order, after those above T.",
+             rc::kernel(r, "_twrite", {stateIn, {"long long", "formac_offsets", true, true}, keysOut, idxOut},
+                        some(std::move(write))));
   std::string better = r.name + "_better";
   t += "/* " + r.stage->name + ": the candidates padded to a power of two with the worst pair. */\n"
        "__global__ void __launch_bounds__(256) " + r.name + "_pad(const long long* __restrict__ formac_s, " + cand +

@@ -81,67 +81,67 @@ std::string histogramKernels(const ReduceCuda& r) {
   std::string where = copies == 32 ? "32 copies in shared memory, bin b of lane j at [b * 32 + j]"
                       : copies     ? "a histogram per " + std::string(copies > 1 ? "warp" : "block") + " in shared memory"
                                    : std::string("the counts added straight into the result (too many bins for shared memory)");
-  t += "/* " + r.stage->name + ": " + where + (copies ? ", then added into the result" : "") + ". */\n" +
-       rc::kernelHeader(r, "_hist", "unsigned long long* __restrict__ formac_out, const int* __restrict__ formac_table") +
-       rc::kernelDomain(r) + "  (void)formac_table;\n  (void)formac_chunks;\n";
-  if (copies)
-    t += "  __shared__ unsigned formac_h[" + C + " * " + B + "];\n"
-         "  for (int formac_i = (int)threadIdx.x; formac_i < " + C + " * " + B +
-         "; formac_i += (int)blockDim.x) formac_h[formac_i] = 0u;\n";
-  if (table8)
-    t += "  __shared__ int formac_table8[256];\n"
-         "  for (int formac_i = (int)threadIdx.x; formac_i < 256; formac_i += (int)blockDim.x) formac_table8[formac_i] = " +
-         r.name + "_bin((double)formac_i);\n";
-  if (copies || table8) t += "  __syncthreads();\n";
-  std::string count;
+  std::vector<Stmt> k = rc::domainDeclarations(r);
+  k.push_back(eval("(void)formac_table"));
+  k.push_back(eval("(void)formac_chunks"));
+  auto eachThread = [&](const std::string& n, std::vector<Stmt> body) {
+    return forLoop("int formac_i = (int)threadIdx.x", "formac_i < " + n, "formac_i += (int)blockDim.x", std::move(body));
+  };
+  if (copies) {
+    k.push_back(declOnly("__shared__ unsigned", "formac_h[" + C + " * " + B + "]"));
+    k.push_back(eachThread(C + " * " + B, {assign("formac_h[formac_i]", "0u")}));
+  }
+  if (table8) {
+    k.push_back(declOnly("__shared__ int", "formac_table8[256]"));
+    k.push_back(eachThread("256", {assign("formac_table8[formac_i]", r.name + "_bin((double)formac_i)")}));
+  }
+  if (copies || table8) k.push_back(eval("__syncthreads()"));
+  Stmt flush = ifThen("formac_run >= 0", {eval("atomicAdd(formac_mine + formac_run, formac_n)")});
+  std::vector<Stmt> count = {decl("int", "formac_b", bin)};
   if (copies == 32) {
     // Every point its own atomic: no two lanes of a warp share a bank.
-    count = "const int formac_b = " + bin + ";\n" +
-            (every ? "" : "if (formac_b >= 0) ") +
-            "atomicAdd(formac_h + formac_b * 32 + (int)(threadIdx.x % 32), 1u);\n";
+    Stmt add = eval("atomicAdd(formac_h + formac_b * 32 + (int)(threadIdx.x % 32), 1u)");
+    count.push_back(every ? add : ifThen("formac_b >= 0", {add}));
   } else {
     // Each thread counts a run of points of one bin at once.
-    t += copies ? "  unsigned* const formac_mine = formac_h + (threadIdx.x / 32 % " + C + ") * " + B + ";\n"
-                : "  unsigned long long* const formac_mine = formac_out;\n";
-    t += "  int formac_run = -1;  /* the bin of this thread's run of points, formac_n of them */\n"
-         "  " + std::string(copies ? "unsigned" : "unsigned long long") + " formac_n = 0;\n";
-    count = "const int formac_b = " + bin + ";\n"
-            "if (formac_b != formac_run) {\n"
-            "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n"
-            "  formac_run = formac_b;\n"
-            "  formac_n = 0;\n"
-            "}\n"
-            "++formac_n;\n";
+    k.push_back(copies ? decl("unsigned* const", "formac_mine", "formac_h + (threadIdx.x / 32 % " + C + ") * " + B, false)
+                       : decl("unsigned long long* const", "formac_mine", "formac_out", false));
+    k.push_back(comment("the bin of this thread's run of points, formac_n of them"));
+    k.push_back(decl("int", "formac_run", "-1", false));
+    k.push_back(decl(copies ? "unsigned" : "unsigned long long", "formac_n", "0", false));
+    count.push_back(ifThen("formac_b != formac_run", {flush, assign("formac_run", "formac_b"), assign("formac_n", "0")}));
+    count.push_back(eval("++formac_n"));
   }
   std::string T = scalarCType(elem);
   FlatReads f = flatReads(r);
   if (f.per) {
     std::string per = str(f.per), group = str(2 * 32 * f.per);
-    t += "  /* Point-wise: groups of 2 x 32 x " + per + " points, a warp each, " + per +
-         " points a lane a load (16 bytes of the widest input) while every input is aligned; the rest one by one. */\n"
-         "  const int formac_j = (int)(threadIdx.x % 32);\n"
-         "  const long long formac_warps = (long long)gridDim.x * (blockDim.x / 32);\n"
-         "  const long long formac_groups = " + reduce_flat::aligned(r, f) + " ? formac_len / " + group + " : 0;\n"
-         "  for (long long formac_g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; formac_g < formac_groups; "
-         "formac_g += formac_warps) {\n" +
-         reduce_flat::loads(r, f, 2, "(formac_g * 64 + formac_j) * " + per, "    ") +
-         "#pragma unroll\n"
-         "    for (int formac_half = 0; formac_half < 2; ++formac_half) {\n" + reduce_flat::unpack(r, f, "formac_half", "      ") +
-         "#pragma unroll\n"
-         "      for (int formac_u = 0; formac_u < " + per + "; ++formac_u) {\n" +
-         reduce_flat::value(r, true, "        ") + "        const " + T + " formac_x = formac_v;\n" +
-         indent(count, "        ") + "      }\n    }\n  }\n"
-         "  for (long long formac_k = formac_groups * " + group +
-         " + (long long)blockIdx.x * blockDim.x + threadIdx.x; formac_k < formac_len;\n"
-         "       formac_k += (long long)gridDim.x * blockDim.x) {\n" +
-         reduce_flat::value(r, false, "    ") + "    const " + T + " formac_x = formac_v;\n" + indent(count, "    ") + "  }\n";
+    k.push_back(comment("Point-wise: groups of 2 x 32 x " + per + " points, a warp each, " + per +
+                        " points a lane a load (16 bytes of the widest input) while every input is aligned; the rest one by one."));
+    k.push_back(decl("int", "formac_j", "(int)(threadIdx.x % 32)"));
+    k.push_back(decl("long long", "formac_warps", "(long long)gridDim.x * (blockDim.x / 32)"));
+    k.push_back(decl("long long", "formac_groups", reduce_flat::aligned(r, f) + " ? formac_len / " + group + " : 0"));
+    Stmt units = unrolledLoop("int formac_u = 0", "formac_u < " + per, "++formac_u",
+                              {seq(reduce_flat::value(r, true)), decl(T, "formac_x", "formac_v"), seq(count)});
+    k.push_back(forLoop("long long formac_g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32",
+                        "formac_g < formac_groups", "formac_g += formac_warps",
+                        {seq(reduce_flat::loads(r, f, 2, "(formac_g * 64 + formac_j) * " + per)),
+                         unrolledLoop("int formac_half = 0", "formac_half < 2", "++formac_half",
+                                      {seq(reduce_flat::unpack(r, f, "formac_half")), units})}));
+    k.push_back(forLoop("long long formac_k = formac_groups * " + group + " + (long long)blockIdx.x * blockDim.x + threadIdx.x",
+                        "formac_k < formac_len", "formac_k += (long long)gridDim.x * blockDim.x",
+                        {seq(reduce_flat::value(r, false)), decl(T, "formac_x", "formac_v"), seq(count)}));
   } else {
-    t += eachPoint(r, "", "if (formac_in) {\n" + indent(count, "  ") + "}\n");
+    k.push_back(seq(eachPoint(r, {}, {ifThen("formac_in", count)})));
   }
-  if (copies != 32) t += "  if (formac_run >= 0) atomicAdd(formac_mine + formac_run, formac_n);\n";
-  if (copies)
-    t += "  __syncthreads();\n" + histogramCountsAdded(red.bins, "formac_h", "formac_out", "(int)threadIdx.x", "(int)blockDim.x");
-  return t + "}\n\n";
+  if (copies != 32) k.push_back(flush);
+  if (copies) {
+    k.push_back(eval("__syncthreads()"));
+    k.push_back(seq(histogramCountsAdded(red.bins, "formac_h", "formac_out", "(int)threadIdx.x", "(int)blockDim.x")));
+  }
+  return t + printerFor(true).print({comment(r.stage->name + ": " + where + (copies ? ", then added into the result" : "") + "."),
+                                     rc::kernel(r, "_hist", {{"unsigned long long", "formac_out", true}, {"int", "formac_table", true, true}},
+                                                std::move(k))}) + "\n";
 }
 
 HostStep histogramSchedule(const ReduceCuda& r, LaunchSchedule& s) {
@@ -219,51 +219,62 @@ std::string whereKernels(const ReduceCuda& r) {
       "}\n\n";
   std::string W = str(kCudaThreads / 32);
   Walk w;
-  w.point = "if (formac_in && formac_x != 0) formac_bits |= 1ULL << ((formac_k - formac_c * " + chunkSize + ") / 32);\n";
-  t += "/* " + r.stage->name + ": a block per tile of " + W + " chunks (a warp each), in the order the tiles are taken: the\n"
-       "   chunks' points that are not 0 marked and counted, the points before the tile counted by looking back,\n"
-       "   then each chunk's indices written in order. */\n" +
-       rc::kernelHeader(r, "_select", "unsigned long long* __restrict__ formac_state, long long* __restrict__ formac_out") +
-       rc::kernelDomain(r) +
-       "  const int formac_j = (int)(threadIdx.x % 32);  /* the lane */\n"
-       "  const int formac_warp = (int)(threadIdx.x / 32);\n"
-       "  __shared__ long long formac_tile_of_block, formac_before_tile;\n"
-       "  __shared__ long long formac_counts[" + W + "];\n"
-       "  for (;;) {\n"
-       "    if (threadIdx.x == 0) formac_tile_of_block = (long long)atomicAdd(formac_state, 1ULL);\n"
-       "    __syncthreads();\n"
-       "    const long long formac_tile = formac_tile_of_block;\n"
-       "    if (formac_tile * " + W + " >= formac_chunks) break;\n"
-       "    const long long formac_c = formac_tile * " + W + " + formac_warp;\n"
-       "    unsigned long long formac_bits = 0;  /* bit s: this lane's point of step s is selected */\n"
-       "    if (formac_c < formac_chunks) {\n" + indent(chunkSteps(r, w), "  ") + "    }\n"
-       "    long long formac_n = __popcll(formac_bits);\n"
-       "    for (int formac_s = 16; formac_s >= 1; formac_s /= 2) formac_n += __shfl_xor_sync(0xffffffffu, formac_n, formac_s);\n"
-       "    if (formac_j == 0) formac_counts[formac_warp] = formac_n;\n"
-       "    __syncthreads();\n"
-       "    if (formac_warp == 0) {\n"
-       "      long long formac_all = 0;\n"
-       "      for (int formac_i = 0; formac_i < " + W + "; ++formac_i) formac_all += formac_counts[formac_i];\n"
-       "      const long long formac_before = " + lookback + "(formac_state + " + str(kWhereWords) +
-       ", formac_tile, formac_all, formac_j);\n"
-       "      if (formac_j == 0) {\n"
-       "        formac_before_tile = formac_before;\n"
-       "        if ((formac_tile + 1) * " + W + " >= formac_chunks) formac_state[1] = (unsigned long long)(formac_before + formac_all);\n"
-       "      }\n"
-       "    }\n"
-       "    __syncthreads();\n"
-       "    long long formac_at = formac_before_tile;\n"
-       "    for (int formac_i = 0; formac_i < formac_warp; ++formac_i) formac_at += formac_counts[formac_i];\n"
-       "    for (int formac_s = 0; formac_s < " + str(ir::kSumChunk / 32) + " && formac_at < " + k + "; ++formac_s) {\n"
-       "      const bool formac_on = (formac_bits >> formac_s) & 1ULL;\n"
-       "      const unsigned formac_m = __ballot_sync(0xffffffffu, formac_on);\n"
-       "      const long long formac_p = formac_at + __popc(formac_m & ((1u << formac_j) - 1u));\n"
-       "      if (formac_on && formac_p < " + k + ") formac_out[formac_p] = formac_c * " + chunkSize +
-       " + 32 * formac_s + formac_j;\n"
-       "      formac_at += __popc(formac_m);\n"
-       "    }\n"
-       "    __syncthreads();  /* formac_counts and the tile read before the next tile's */\n"
-       "  }\n}\n\n";
+  w.point = {ifThen("formac_in && formac_x != 0",
+                    {eval("formac_bits |= 1ULL << ((formac_k - formac_c * " + chunkSize + ") / 32)")})};
+  auto upTo = [](const std::string& count, std::vector<Stmt> body) {
+    return forLoop("int formac_i = 0", "formac_i < " + count, "++formac_i", std::move(body));
+  };
+  Stmt laneSum = forLoop("int formac_s = 16", "formac_s >= 1", "formac_s /= 2",
+                         {eval("formac_n += __shfl_xor_sync(0xffffffffu, formac_n, formac_s)")});
+  Stmt lookedBack = ifThen(
+      "formac_warp == 0",
+      {decl("long long", "formac_all", "0", false), upTo(W, {eval("formac_all += formac_counts[formac_i]")}),
+       decl("long long", "formac_before",
+            lookback + "(formac_state + " + str(kWhereWords) + ", formac_tile, formac_all, formac_j)"),
+       ifThen("formac_j == 0", {assign("formac_before_tile", "formac_before"),
+                                ifThen("(formac_tile + 1) * " + W + " >= formac_chunks",
+                                       {assign("formac_state[1]", "(unsigned long long)(formac_before + formac_all)")})})});
+  Stmt written = forLoop(
+      "int formac_s = 0", "formac_s < " + str(ir::kSumChunk / 32) + " && formac_at < " + k, "++formac_s",
+      {decl("bool", "formac_on", "(formac_bits >> formac_s) & 1ULL"),
+       decl("unsigned", "formac_m", "__ballot_sync(0xffffffffu, formac_on)"),
+       decl("long long", "formac_p", "formac_at + __popc(formac_m & ((1u << formac_j) - 1u))"),
+       ifThen("formac_on && formac_p < " + k,
+              {assign("formac_out[formac_p]", "formac_c * " + chunkSize + " + 32 * formac_s + formac_j")}),
+       eval("formac_at += __popc(formac_m)")});
+  std::vector<Stmt> tile = {
+      ifThen("threadIdx.x == 0", {assign("formac_tile_of_block", "(long long)atomicAdd(formac_state, 1ULL)")}),
+      eval("__syncthreads()"),
+      decl("long long", "formac_tile", "formac_tile_of_block"),
+      ifThen("formac_tile * " + W + " >= formac_chunks", {eval("break")}),
+      decl("long long", "formac_c", "formac_tile * " + W + " + formac_warp"),
+      comment("bit s: this lane's point of step s is selected"),
+      decl("unsigned long long", "formac_bits", "0", false),
+      ifThen("formac_c < formac_chunks", chunkSteps(r, w)),
+      decl("long long", "formac_n", "__popcll(formac_bits)", false),
+      laneSum,
+      ifThen("formac_j == 0", {assign("formac_counts[formac_warp]", "formac_n")}),
+      eval("__syncthreads()"),
+      lookedBack,
+      eval("__syncthreads()"),
+      decl("long long", "formac_at", "formac_before_tile", false),
+      forLoop("int formac_i = 0", "formac_i < formac_warp", "++formac_i", {eval("formac_at += formac_counts[formac_i]")}),
+      written,
+      comment("formac_counts and the tile read before the next tile's"),
+      eval("__syncthreads()")};
+  std::vector<Stmt> body = rc::domainDeclarations(r);
+  body.push_back(comment("the lane"));
+  body.push_back(decl("int", "formac_j", "(int)(threadIdx.x % 32)"));
+  body.push_back(decl("int", "formac_warp", "(int)(threadIdx.x / 32)"));
+  body.push_back(declOnly("__shared__ long long", "formac_tile_of_block, formac_before_tile"));
+  body.push_back(declOnly("__shared__ long long", "formac_counts[" + W + "]"));
+  body.push_back(forLoop("", "", "", std::move(tile)));
+  t += printerFor(true).print(
+           {comment(r.stage->name + ": a block per tile of " + W + " chunks (a warp each), in the order the tiles are taken: the\n"
+                    "chunks' points that are not 0 marked and counted, the points before the tile counted by looking back,\n"
+                    "then each chunk's indices written in order."),
+            rc::kernel(r, "_select", {{"unsigned long long", "formac_state", true}, {"long long", "formac_out", true}},
+                       std::move(body))}) + "\n";
   t += "/* " + r.stage->name + ": -1 after the last index found, [total, K): 16 bytes a store where the result is\n"
        "   aligned (its odd ends one by one), else 8. */\n"
        "__global__ void __launch_bounds__(256) " + r.name + "_fill(const unsigned long long* __restrict__ formac_state, "
@@ -301,19 +312,19 @@ HostStep whereSchedule(const ReduceCuda& r, LaunchSchedule& s) {
 
 int histogramCopies(long long bins) { return bins <= kLaneBins ? 32 : bins <= 1024 ? 8 : bins <= 8192 ? 1 : 0; }
 
-std::string histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
-                                 const std::string& thread, const std::string& threads) {
+std::vector<Stmt> histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
+                                       const std::string& thread, const std::string& threads) {
   int copies = histogramCopies(bins);
   std::string B = str(bins);
-  return "  for (int formac_b = " + thread + "; formac_b < " + B + "; formac_b += " + threads + ") {\n"
-         "    unsigned long long formac_s = 0;\n" +
-         (copies == 32 ? "    /* Lane copies from lane b mod 32 on: the threads of a warp read 32 banks. */\n"
-                         "    for (int formac_w = 0; formac_w < 32; ++formac_w) formac_s += " + counts +
-                             "[formac_b * 32 + (formac_w + formac_b) % 32];\n"
-                       : "    for (int formac_w = 0; formac_w < " + str(copies) + "; ++formac_w) formac_s += " + counts +
-                             "[formac_w * " + B + " + formac_b];\n") +
-         "    if (formac_s) atomicAdd(" + out + " + formac_b, formac_s);\n"
-         "  }\n";
+  auto sum = [&](const std::string& n, const std::string& at) {
+    return forLoop("int formac_w = 0", "formac_w < " + n, "++formac_w", {eval("formac_s += " + counts + "[" + at + "]")});
+  };
+  Stmt copiesSum = copies == 32 ? seq({comment("Lane copies from lane b mod 32 on: the threads of a warp read 32 banks."),
+                                       sum("32", "formac_b * 32 + (formac_w + formac_b) % 32")})
+                                : sum(str(copies), "formac_w * " + B + " + formac_b");
+  return {forLoop("int formac_b = " + thread, "formac_b < " + B, "formac_b += " + threads,
+                  {decl("unsigned long long", "formac_s", "0", false), copiesSum,
+                   ifThen("formac_s", {eval("atomicAdd(" + out + " + formac_b, formac_s)")})})};
 }
 
 HistogramCounting histogramCounting(const ir::Stage& s, const std::string& name) {

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/Reduce_CUDA.h"
 
@@ -48,8 +49,8 @@ int histogramCopies(long long bins);
 // After a block's counting: its copies (`counts`, histogramCopies(bins) of
 // them) summed per bin and added into the int64 result `out`, by threads
 // from `thread` on in steps of `threads`.
-std::string histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
-                                 const std::string& thread, const std::string& threads);
+std::vector<Stmt> histogramCountsAdded(long long bins, const std::string& counts, const std::string& out,
+                                       const std::string& thread, const std::string& threads);
 
 // A histogram's values counted in another kernel (a fused stencil's
 // epilogue, passes/KernelEpilogue.h): `helpers` (device functions, named
