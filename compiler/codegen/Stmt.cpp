@@ -168,7 +168,8 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
     case Stmt::For:
       if (!s.parallel.empty()) out += parallelLoop(s);
       if (s.unroll) out += unrollPragma(in);
-      out += in + "for (" + s.init + "; " + s.cond + "; " + s.step + ") {\n";
+      out += in + "for (" + s.init + ";" + (s.cond.empty() ? "" : " " + s.cond) + ";" +
+             (s.step.empty() ? "" : " " + s.step) + ") {\n";
       for (const Stmt& b : s.body) printTo(out, b, inner);
       out += in + "}\n";
       return;

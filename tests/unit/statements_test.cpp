@@ -91,9 +91,10 @@ TEST(Statements, APointerDeclarationSaysWhereItsConstGoes) {
 TEST(Statements, CopiesShareTheirNestedStatements) {
   Stmt inner = block({eval("f()")});
   Stmt outer = forLoop("", "1", "", {inner, inner});
+  EXPECT_EQ(c().print(forLoop("", "", "", {})), "for (;;) {\n}\n");
   Stmt copy = outer;
   EXPECT_EQ(&outer.body[0], &copy.body[0]);
-  EXPECT_EQ(c().print(copy), "for (; 1; ) {\n  {\n    f();\n  }\n  {\n    f();\n  }\n}\n");
+  EXPECT_EQ(c().print(copy), "for (; 1;) {\n  {\n    f();\n  }\n  {\n    f();\n  }\n}\n");
 }
 
 TEST(NameScopes, FreshNamesAvoidEveryEnclosingScope) {
