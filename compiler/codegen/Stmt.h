@@ -103,6 +103,8 @@ class StmtPrinter {
   std::string print(const std::vector<Stmt>& body, const std::string& indent = "") const;
   // A parameter list: "const float* restrict a, float* restrict b".
   std::string params(const std::vector<Param>& ps) const;
+  // `[&](params) { body }`, a lambda as an expression (C++), its body at `indent` plus two spaces.
+  std::string lambdaExpr(const std::vector<Param>& ps, const std::vector<Stmt>& body, const std::string& indent) const;
 
  protected:
   // The dialect's spelling of a pointer parameter's restrict qualifier.
