@@ -338,7 +338,7 @@ class CudaGen {
       t += "/* The body of the 'do' loop over '" + s->loop->iterator + "' (line " + std::to_string(s->loop->loc.line) +
            "), a pipeline of its own: " + o.kernelName + "_enqueue enqueues one round. */\n" +
            generateCuda(*s->loop->body, o).source;
-      if (settleCuda_.count(s->id)) t += settleCuda_.at(s->id).kernel;
+      if (settleCuda_.count(s->id)) t += printerFor(true).print(settleCuda_.at(s->id).kernel) + "\n";
     }
     return t;
   }

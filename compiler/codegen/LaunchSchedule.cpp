@@ -284,7 +284,7 @@ Stmt step(const SchedulePrinter& p, const HostStep& s) {
     case HostStep::Memset:
       return eval("FORMAC_CUDA_CHECK(cudaMemsetAsync(" + pointer(p, s.args.at(0)) + ", 0, (size_t)(" + top(p, s.bytes) +
                   "), stream), return 1)");
-    case HostStep::Loop: return text(p.loop(s.value));
+    case HostStep::Loop: return p.loop(s.value);
   }
   return seq({});
 }

@@ -143,12 +143,12 @@ struct SchedulePrinter {
   std::vector<std::string> params;                 // the parameters' C names
   std::function<std::string(int)> stageBuffer;     // a stage's device pointer
   std::function<std::string(int)> scalar;          // a scalar input's C name
-  std::function<std::string(int)> loop;            // a Loop step's host code (Loop_CUDA.h)
+  std::function<Stmt(int)> loop;                   // a Loop step's host code (Loop_CUDA.h)
 };
 std::string printHostExpr(const SchedulePrinter& p, const HostExpr& e);
 // The steps as statements (each launch: `int_index` picks the form; a
-// failure returns 1), and printed at indentation `in`. A Loop step's text
-// (SchedulePrinter::loop) is spliced in as it is.
+// failure returns 1), and printed at indentation `in`. A Loop step's
+// statements (SchedulePrinter::loop) are spliced in.
 std::vector<Stmt> scheduleStatements(const SchedulePrinter& p, const std::vector<HostStep>& steps);
 std::string printSteps(const SchedulePrinter& p, const std::vector<HostStep>& steps, const std::string& in);
 

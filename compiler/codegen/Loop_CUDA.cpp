@@ -6,6 +6,7 @@
 #include "codegen/ExprPrinter.h"
 #include "codegen/Settle_CUDA.h"
 #include "codegen/StageFacts.h"
+#include "codegen/Stmt.h"
 #include "ir/Edges.h"
 #include "support/Diagnostics.h"
 
@@ -90,7 +91,7 @@ std::string markBytes(const LoopCuda& l) { return "2 * (size_t)" + tilesAlong(l,
 
 // The settling pass's launch (Settle_CUDA.h) on stream s: round 1 wrote b0
 // from a0, which still holds the image before it.
-std::string settlePass(const LoopCuda& l) {
+Stmt settlePass(const LoopCuda& l) {
   FORMAC_INTERNAL_CHECK(l.settleKernel, "a settled loop without its kernel");
   const SettleCuda& k = *l.settleKernel;
   std::string args = buffer(l, 'b', 0) + (l.settle->selective ? ", " + buffer(l, 'a', 0) : std::string());
@@ -100,11 +101,12 @@ std::string settlePass(const LoopCuda& l) {
   const std::string grid = "<<<dim3((unsigned)" + tilesAlong(l, 1) + ", (unsigned)" + tilesAlong(l, 0) + "), " +
                            std::to_string(kSettleThreads) + ", 0, s>>>(";
   const std::string state = ", " + ws(l, "settle") + ", " + ws(l, "marks") + ")";
-  return "if (first)\n          formac_settle_measure" + grid + buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0) + ", (long long)(" +
-         ir::printSize(result(l, 0).extent[0], l.names->param) + "), (long long)(" +
-         ir::printSize(result(l, 0).extent[1], l.names->param) + "), " + std::to_string(l.settle->radius) + ", " + (l.settle->selective ? "1" : "0") + state +
-         ";\n        else\n          " + l.name +
-         "_settle" + grid + args + state;
+  const std::string extents = "(long long)(" + ir::printSize(result(l, 0).extent[0], l.names->param) + "), (long long)(" +
+                              ir::printSize(result(l, 0).extent[1], l.names->param) + ")";
+  return ifThen("first",
+                {eval("formac_settle_measure" + grid + buffer(l, 'b', 0) + ", " + buffer(l, 'a', 0) + ", " + extents + ", " +
+                      std::to_string(l.settle->radius) + ", " + (l.settle->selective ? "1" : "0") + state)},
+                {eval(l.name + "_settle" + grid + args + state)});
 }
 
 }  // namespace
@@ -460,56 +462,55 @@ LoopInPlace loopInPlaceCuda(const ir::Pipeline& p, const ir::Stage& first) {
   return r;
 }
 
-std::string loopLaunchCuda(const LoopCuda& l) {
+Stmt loopLaunchCuda(const LoopCuda& l) {
   const ir::Loop& loop = loopOf(l);
-  const std::string in = "    ";
+  const StmtPrinter& pr = printerFor(true);
+  const std::string in = "          ";  // the lambdas' indentation, in the graph builder's arguments
   std::string stale = "!" + ws(l, "exec");
-  std::string remember;
+  std::vector<Stmt> rebuild;
   for (const auto& c : captured(l)) {
     stale += " || ws->" + c.member + " != " + c.value;
-    remember += in + "  ws->" + c.member + " = " + c.value + ";\n";
+    rebuild.push_back(assign("ws->" + c.member, c.value));
   }
+  const Param stream{"cudaStream_t", "s"};
   // copy(stream): every carried image's buffer `from` into its `to`.
   auto copier = [&](char from, char to) {
-    std::string t = in + "      [&](cudaStream_t s) {\n";
+    std::vector<Stmt> t;
     for (size_t j = 0; j < loop.carried.size(); ++j)
-      t += in + "        FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, to, j) + ", " + buffer(l, from, j) + ", " +
-           bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1);\n";
-    return t + in + "        return 0;\n" + in + "      }";
+      t.push_back(eval("FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, to, j) + ", " + buffer(l, from, j) + ", " +
+                       bytes(l, j) + ", cudaMemcpyDeviceToDevice, s), return 1)"));
+    t.push_back(eval("return 0"));
+    return pr.lambdaExpr({stream}, t, in);
   };
-  std::string t = "  { /* do " + loop.iterator + " (line " + std::to_string(loop.loc.line) +
-                  "): the rounds as one CUDA graph; the device decides when they stop */\n" +
-                  in + "const long long formac_rounds = " + ir::printSize(loop.rounds, l.names->param) + ";\n" +
-                  in + "if (" + stale + ") {\n" + remember;
-  const std::string round = in + "      [&](cudaStream_t s, int from_a) { return " + roundCall(l) + "; },\n";
+  const std::string round = pr.lambdaExpr({stream, {"int", "from_a"}}, {eval("return " + roundCall(l))}, in);
   const std::string copy = copier('b', 'a'), forward = copier('a', 'b');
   const std::string plain = "formac_loop_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
-                            ws(l, "cond") + ", " + ws(l, "rounds") + ",\n" + round + copy + ")";
+                            ws(l, "cond") + ", " + ws(l, "rounds") + ", " + round + ", " + copy + ")";
+  std::string graph = plain;
   if (l.settle) {  // a monotone propagation settles after round 1 (Settle_CUDA.h)
-    t += in + "  if (formac_rounds > 1 ? formac_settle_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") +
-         ", formac_rounds, " + ws(l, "cond") + ", " + ws(l, "rounds") + ", " + ws(l, "settle") + ", " + ws(l, "marks") +
-         ", " + markBytes(l) + ",\n" + round +
-         in + "      [&](cudaStream_t s, int first) {\n" +
-         in + "        " + settlePass(l) + ";\n" +
-         in + "        return (int)(cudaGetLastError() != cudaSuccess);\n" + in + "      },\n" + copy + ",\n" +
-         forward + ")\n" + in + "      : " + plain + ")\n";
-  } else {
-    t += in + "  if (" + plain + ")\n";
+    const std::string pass = pr.lambdaExpr(
+        {stream, {"int", "first"}}, {settlePass(l), eval("return (int)(cudaGetLastError() != cudaSuccess)")}, in);
+    graph = "formac_rounds > 1 ? formac_settle_graph(&" + ws(l, "exec") + ", " + ws(l, "stream") + ", formac_rounds, " +
+            ws(l, "cond") + ", " + ws(l, "rounds") + ", " + ws(l, "settle") + ", " + ws(l, "marks") + ", " +
+            markBytes(l) + ", " + round + ", " + pass + ", " + copy + ", " + forward + ") : " + plain;
   }
-  t += in + "    return 1;\n" + in + "}\n";
+  rebuild.push_back(ifThen(graph, {eval("return 1")}));
+  std::vector<Stmt> t = {decl("long long", "formac_rounds", ir::printSize(loop.rounds, l.names->param)),
+                         ifThen(stale, rebuild)};
   // An image that is the loop's buffer itself (loopInPlaceCuda) needs no copy.
   for (size_t j = 0; j < loop.carried.size(); ++j)
     if (!l.initialInPlace.at(j))
-      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
-           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
-  t += in + "FORMAC_CUDA_CHECK(cudaMemsetAsync(" + ws(l, "rounds") + ", 0, sizeof(long long), stream), return 1);\n" +
-       in + "FORMAC_CUDA_CHECK(cudaGraphLaunch(" + ws(l, "exec") + ", stream), return 1);\n";
+      t.push_back(eval("FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + buffer(l, 'a', j) + ", " + l.initial[j] + ", " + bytes(l, j) +
+                       ", cudaMemcpyDeviceToDevice, stream), return 1)"));
+  t.push_back(eval("FORMAC_CUDA_CHECK(cudaMemsetAsync(" + ws(l, "rounds") + ", 0, sizeof(long long), stream), return 1)"));
+  t.push_back(eval("FORMAC_CUDA_CHECK(cudaGraphLaunch(" + ws(l, "exec") + ", stream), return 1)"));
   for (size_t j = 0; j < loop.carried.size(); ++j)
     if (!l.resultInPlace.at(j))
-      t += in + "FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " +
-           lastBuffer(*l.first, j, l.settle != nullptr, "formac_rounds") + ", " + bytes(l, j) +
-           ", cudaMemcpyDeviceToDevice, stream), return 1);\n";
-  return t + "  }\n";
+      t.push_back(eval("FORMAC_CUDA_CHECK(cudaMemcpyAsync(" + l.results[j] + ", " +
+                       lastBuffer(*l.first, j, l.settle != nullptr, "formac_rounds") + ", " + bytes(l, j) +
+                       ", cudaMemcpyDeviceToDevice, stream), return 1)"));
+  return block(t, "do " + loop.iterator + " (line " + std::to_string(loop.loc.line) +
+                      "): the rounds as one CUDA graph; the device decides when they stop");
 }
 
 }  // namespace formac::codegen

@@ -33,6 +33,7 @@
 #include "codegen/Naming.h"
 #include "ir/Pipeline.h"
 #include "codegen/Settle_CUDA.h"
+#include "codegen/Stmt.h"
 #include "passes/LocalFixpoint.h"
 
 namespace formac::codegen {
@@ -85,6 +86,6 @@ std::string loopDestroyCuda(const LoopCuda& l);
 // The device pointer of the loop's round counter (a host expression over `ws`).
 std::string loopRoundsCuda(const LoopCuda& l);
 // In the enqueue function: the graph rebuilt if needed, launched, results copied.
-std::string loopLaunchCuda(const LoopCuda& l);
+Stmt loopLaunchCuda(const LoopCuda& l);
 
 }  // namespace formac::codegen

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "codegen/SettleBody.h"
+#include "codegen/Stmt.h"
 #include "ir/Pipeline.h"
 #include "passes/LocalFixpoint.h"
 
@@ -31,7 +32,7 @@ constexpr int kSettleTile = 64;      // the tile's rows and columns
 constexpr int kSettleThreads = 256;  // a block's threads: 4 rows of 64 at a time
 
 struct SettleCuda {
-  std::string kernel;      // the __global__ function
+  Stmt kernel;             // the __global__ function, after its comment
   SettleParameters takes;  // what the kernel takes after x, before the state and the tile marks
 };
 

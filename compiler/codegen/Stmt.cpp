@@ -145,6 +145,12 @@ std::string StmtPrinter::params(const std::vector<Param>& ps) const {
   return out;
 }
 
+std::string StmtPrinter::lambdaExpr(const std::vector<Param>& ps, const std::vector<Stmt>& body,
+                                    const std::string& indent) const {
+  if (!lambdas()) throw InternalError("a lambda in C code");
+  return "[&](" + params(ps) + ") {\n" + print(body, indent + "  ") + indent + "}";
+}
+
 void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in) const {
   const std::string inner = in + "  ";
   switch (s.kind) {
