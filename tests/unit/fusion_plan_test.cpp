@@ -110,19 +110,21 @@ TEST(FusionPlan, CudaStagesInputsReadAtManyOffsetsOverLaterTiles) {
   codegen::CudaKernels k = flatKernels(canny, o);
   ASSERT_EQ(k.schedule.kernels.size(), 1u);
   EXPECT_EQ(k.schedule.kernels[0].sharedBytes, (36 * 68 + 3 * 34 * 66) * 4);
-  EXPECT_NE(k.source.find(flat("float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);  /* 40 x 72")),
+  EXPECT_NE(k.source.find(flat("/* 40 x 72: img from (t0 - 4), (t1 - 4), staged */\n"
+                               "  float* const formac_in_img = reinterpret_cast<float*>(formac_smem + 9792);")),
             std::string::npos);
   // 40 rows of 18 pieces of 16 bytes: thread t copies piece t % 18 of rows
   // t / 18, + 14 and + 28 (252 threads; rows 40 and up do not exist).
-  EXPECT_NE(k.source.find(flat("const int formac_cr_img = formac_tid / 18, formac_cc_img = (formac_tid % 18) * 4;\n"
-                          "    if (formac_tid < 252) {\n"
-                          "      formac_copy16(formac_in_img + formac_cr_img * 72 + formac_cc_img, img + (((t0 - 4) + "
-                          "formac_cr_img) * (N) + ((t1 - 4) + formac_cc_img)));\n"
-                          "      formac_copy16(formac_in_img + (formac_cr_img + 14) * 72 + formac_cc_img, img + (((t0 - 4) + "
-                          "(formac_cr_img + 14)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
-                          "      if (formac_cr_img < 12) formac_copy16(formac_in_img + (formac_cr_img + 28) * 72 + "
-                          "formac_cc_img, img + (((t0 - 4) + (formac_cr_img + 28)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
-                          "    }\n    formac_copy_wait();\n")),
+  EXPECT_NE(k.source.find(flat("const int formac_cr_img = formac_tid / 18;\n"
+                               "    const int formac_cc_img = (formac_tid % 18) * 4;\n"
+                               "    if (formac_tid < 252) {\n"
+                               "      formac_copy16(formac_in_img + formac_cr_img * 72 + formac_cc_img, img + (((t0 - 4) + "
+                               "formac_cr_img) * (N) + ((t1 - 4) + formac_cc_img)));\n"
+                               "      formac_copy16(formac_in_img + (formac_cr_img + 14) * 72 + formac_cc_img, img + (((t0 - 4) + "
+                               "(formac_cr_img + 14)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
+                               "      if (formac_cr_img < 12) {\n        formac_copy16(formac_in_img + (formac_cr_img + 28) * 72 + "
+                               "formac_cc_img, img + (((t0 - 4) + (formac_cr_img + 28)) * (N) + ((t1 - 4) + formac_cc_img)));\n"
+                               "      }\n    }\n    formac_copy_wait();\n")),
             std::string::npos);
   ir::Pipeline harris = compile(example("harris"));
   EXPECT_EQ(flatKernels(harris, o).source.find("formac_in_img"), std::string::npos);
@@ -152,10 +154,10 @@ TEST(FusionPlan, CudaStagedPowerOfTwoTapsBecomeFmasInBoundedBlocks) {
   o.kernelName = "k";
   std::string canny = flatKernels(compile(example("canny")), o).source;
   // Each thread checks the pieces it copied.
-  EXPECT_NE(canny.find(flat("if (formac_cr_img < 12) m = fmaxf(m, formac_max_abs16(reinterpret_cast<const "
-                       "float4*>(formac_in_img)[(formac_cr_img + 28) * 18 + formac_cc_img / 4]));\n      }\n"
-                       "      formac_wide = formac_wide || !(m < 1.26765060e30f);\n    }\n"
-                       "    if (__syncthreads_or(formac_wide) == 0) {")),
+  EXPECT_NE(canny.find(flat("if (formac_cr_img < 12) {\n m = fmaxf(m, formac_max_abs16(reinterpret_cast<const "
+                            "float4*>(formac_in_img)[(formac_cr_img + 28) * 18 + formac_cc_img / 4]));\n }\n      }\n"
+                            "      formac_wide = formac_wide || !(m < 1.26765060e30f);\n    }\n"
+                            "    if (__syncthreads_or(formac_wide) == 0) {")),
             std::string::npos);
   // The Gaussian's 2s and 4s (11 of its 25 taps: the first term stays a
   // product) in the bounded copy; the product and the sum in the other.

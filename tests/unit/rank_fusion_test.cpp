@@ -186,7 +186,9 @@ TEST(RankFusion, GroupsStopAtTheOperationCap) {
   // forms for fewer registers.
   for (const auto& g : groups) EXPECT_EQ(codegen::cudaHasTightForm(g), !g.compact);
   std::string k = cudaKernels(p);
-  EXPECT_NE(k.find(flat("    int formac_ra = 32, formac_rb = 31, formac_ca = 0, formac_cb = 63;\n")), std::string::npos);
+  EXPECT_NE(k.find(flat("int formac_ra;\n int formac_rb;\n int formac_ca;\n int formac_cb;\n formac_ra = 32;\n "
+                        "formac_rb = 31;\n formac_ca = 0;\n formac_cb = 63;\n")),
+            std::string::npos);
   for (const char* heavy : {"canny", "harris"}) {
     std::ifstream in(std::string(FORMAC_SOURCE_DIR) + "/bench/gpu/" + heavy + ".idsl");
     std::stringstream text;
@@ -255,7 +257,7 @@ TEST(RankFusion, RankNKernelsTakeTheTilesInTurn) {
            "const long long formac_tiles = (long long)1 * formac_n0 * formac_n1 * formac_n2;",
            "for (long long formac_b = blockIdx.x; formac_b < formac_tiles; formac_b += gridDim.x) {",
            "const I t2 = (I)(formac_rest % formac_n2) * 16;",
-           "float* const tile_h0 = reinterpret_cast<float*>(formac_smem + 0);  /* 14 x 14 x 22 */",
+           "/* 14 x 14 x 22 */ float* const tile_h0 = reinterpret_cast<float*>(formac_smem + 0);",
            "for (int i = formac_tid; i < 4312; i += 256) {",
            "const I q0 = (t0 - 3) + ((i / 22) / 14);",
            "tile_h0[i] = v;",
