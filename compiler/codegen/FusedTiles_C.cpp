@@ -394,7 +394,8 @@ class Emitter {
     std::vector<Stmt> out;
     if (noWrapv) out.push_back(text("FORMAC_NO_WRAPV_BEGIN\n"));
     out.push_back(comment(name(id) + " = " + s.origin + what));
-    out.push_back(function("static FORMAC_NOINLINE", "void", rowFunctionName(id), params, std::move(body)));
+    // The body printed once, above (the sizes it names are the parameters).
+    out.push_back(function("static FORMAC_NOINLINE", "void", rowFunctionName(id), params, {text(code)}));
     out.push_back(text(noWrapv ? "FORMAC_NO_WRAPV_END\n\n" : "\n"));
     return printer.print(out);
   }

@@ -146,9 +146,10 @@ std::string StmtPrinter::params(const std::vector<Param>& ps) const {
 }
 
 std::string StmtPrinter::lambdaExpr(const std::vector<Param>& ps, const std::vector<Stmt>& body,
-                                    const std::string& indent) const {
+                                    const std::string& indent, const std::string& returns) const {
   if (!lambdas()) throw InternalError("a lambda in C code");
-  return "[&](" + params(ps) + ") {\n" + print(body, indent + "  ") + indent + "}";
+  return "[&](" + params(ps) + ")" + (returns.empty() ? "" : " -> " + returns) + " {\n" + print(body, indent + "  ") +
+         indent + "}";
 }
 
 void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in) const {
@@ -228,10 +229,7 @@ void StmtPrinter::printTo(std::string& out, const Stmt& s, const std::string& in
       out += in + "};\n";
       return;
     case Stmt::Lambda:
-      if (!lambdas()) throw InternalError("a lambda in C code");
-      out += in + "auto " + s.name + " = [&](" + params(s.params) + ") -> " + s.returns + " {\n";
-      for (const Stmt& b : s.body) printTo(out, b, inner);
-      out += in + "};\n";
+      out += in + "auto " + s.name + " = " + lambdaExpr(s.params, s.body.list(), in, s.returns) + ";\n";
       return;
   }
 }

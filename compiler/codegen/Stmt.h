@@ -106,8 +106,9 @@ class StmtPrinter {
   // A parameter list: "const float* restrict a, float* restrict b"; none
   // is C's `void` and C++'s empty list.
   std::string params(const std::vector<Param>& ps) const;
-  // `[&](params) { body }`, a lambda as an expression (C++), its body at `indent` plus two spaces.
-  std::string lambdaExpr(const std::vector<Param>& ps, const std::vector<Stmt>& body, const std::string& indent) const;
+  // `[&](params) [-> returns] { body }`, a lambda as an expression (C++), its body at `indent` plus two spaces.
+  std::string lambdaExpr(const std::vector<Param>& ps, const std::vector<Stmt>& body, const std::string& indent,
+                         const std::string& returns = "") const;
 
  protected:
   // The dialect's spelling of a pointer parameter's restrict qualifier.
