@@ -1,6 +1,8 @@
 #include "codegen/CommonSubexpressions.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,38 +19,88 @@ using ir::ExprPtr;
 // A bound on the lets added to one body: each costs a pass over it.
 constexpr int kMaxHoisted = 64;
 
-// Value numbering: equal numbers mean equal expressions. A node's key is its
-// own fields (floats spelled exactly, in hex) and its operands' numbers, so
-// numbering a body is linear in its size (a 20000-term sum included).
-struct Numbering {
-  std::map<std::string, int> byKey;
-  std::unordered_map<const Expr*, int> of;
+// Value numbering: equal numbers mean equal expressions. Two nodes get one
+// number when their own fields are equal (floats bit for bit, so -0.0 and 0.0
+// differ) and so are their operands' numbers; a node's operands are numbered
+// first, so numbering a body is linear in its size (a 200,000-term sum
+// included). Nothing is printed or allocated per node but the tables' entries.
+class Numbering {
+ public:
   std::vector<int> sizes;  // nodes per number
 
   int number(const Expr& e) {
     auto known = of.find(&e);
     if (known != of.end()) return known->second;
-    char f[96];
-    std::snprintf(f, sizeof f, "%d/%s/%lld/%a/%a/", static_cast<int>(e.kind), e.type.name().c_str(), e.intValue,
-                  e.floatValue, e.constant);
-    std::string k = f;
-    k += std::to_string(e.producer) + "/" + std::to_string(e.firstDim) + "/" +
-         std::to_string(static_cast<int>(e.mode)) + "/" + std::to_string(e.field) + "/" + std::to_string(e.scalar) +
-         "/" + std::to_string(e.local) + "/" + std::to_string(static_cast<int>(e.unOp)) + "/" +
-         std::to_string(static_cast<int>(e.binOp)) + "/" + std::to_string(static_cast<int>(e.fn));
-    for (const auto& a : e.axes) k += "/" + std::to_string(a.offset) + "*" + std::to_string(a.scale);
-    for (const auto& o : e.origin) k += "/@" + ir::printSize(o, {});
-    k += "(";
+    std::vector<int> ids;
+    ids.reserve(e.args.size());
     int n = 1;
     for (const auto& a : e.args) {
-      int id = number(*a);
-      k += std::to_string(id) + ",";
-      n += sizes[static_cast<size_t>(id)];
+      ids.push_back(number(*a));
+      n += sizes[static_cast<size_t>(ids.back())];
     }
-    auto [it, fresh] = byKey.emplace(k, static_cast<int>(sizes.size()));
-    if (fresh) sizes.push_back(n);
-    of[&e] = it->second;
-    return it->second;
+    uint64_t h = hashOf(e, ids);
+    auto first = byHash.find(h);
+    int id = first == byHash.end() ? -1 : first->second;
+    while (id >= 0 && !same(*sample[static_cast<size_t>(id)], e, id, ids)) id = nextSameHash[static_cast<size_t>(id)];
+    if (id < 0) {
+      id = static_cast<int>(sizes.size());
+      sizes.push_back(n);
+      sample.push_back(&e);
+      argStart.push_back(argPool.size());
+      argPool.insert(argPool.end(), ids.begin(), ids.end());
+      nextSameHash.push_back(first == byHash.end() ? -1 : first->second);
+      byHash[h] = id;
+    }
+    of.emplace(&e, id);
+    return id;
+  }
+
+ private:
+  std::unordered_map<const Expr*, int> of;
+  std::unordered_map<uint64_t, int> byHash;  // the newest number of each hash
+  std::vector<int> nextSameHash;             // the next older number of that hash, or -1
+  std::vector<const Expr*> sample;           // a node of each number
+  std::vector<size_t> argStart;              // its operands' numbers in argPool
+  std::vector<int> argPool;
+
+  static uint64_t bits(double d) {
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+  }
+
+  static uint64_t hashOf(const Expr& e, const std::vector<int>& ids) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
+    for (uint64_t v : {static_cast<uint64_t>(e.kind), static_cast<uint64_t>(e.type.scalar),
+                       reinterpret_cast<uint64_t>(e.type.structType), static_cast<uint64_t>(e.intValue),
+                       bits(e.floatValue), bits(e.constant), static_cast<uint64_t>(e.producer),
+                       static_cast<uint64_t>(e.firstDim), static_cast<uint64_t>(e.mode),
+                       static_cast<uint64_t>(e.field), static_cast<uint64_t>(e.scalar),
+                       static_cast<uint64_t>(e.local), static_cast<uint64_t>(e.unOp),
+                       static_cast<uint64_t>(e.binOp), static_cast<uint64_t>(e.fn), e.axes.size(), e.origin.size()})
+      mix(v);
+    for (const auto& a : e.axes) mix(static_cast<uint64_t>(a.offset) * 31 + static_cast<uint64_t>(a.scale));
+    for (int id : ids) mix(static_cast<uint64_t>(id));
+    return h;
+  }
+
+  // Whether `e`, whose operands are numbered `ids`, is an instance of number
+  // `id`, whose sample is `r`.
+  bool same(const Expr& r, const Expr& e, int id, const std::vector<int>& ids) const {
+    if (r.kind != e.kind || r.type.scalar != e.type.scalar || r.type.structType != e.type.structType ||
+        r.intValue != e.intValue || bits(r.floatValue) != bits(e.floatValue) ||
+        bits(r.constant) != bits(e.constant) || r.producer != e.producer || r.firstDim != e.firstDim ||
+        r.mode != e.mode || r.field != e.field || r.scalar != e.scalar || r.local != e.local ||
+        r.unOp != e.unOp || r.binOp != e.binOp || r.fn != e.fn || r.axes.size() != e.axes.size() ||
+        r.origin.size() != e.origin.size() || r.args.size() != ids.size())
+      return false;
+    for (size_t i = 0; i < e.axes.size(); ++i)
+      if (r.axes[i].offset != e.axes[i].offset || r.axes[i].scale != e.axes[i].scale) return false;
+    for (size_t i = 0; i < e.origin.size(); ++i)
+      if (ir::printSize(r.origin[i], {}) != ir::printSize(e.origin[i], {})) return false;
+    const int* mine = argPool.data() + argStart[static_cast<size_t>(id)];
+    return std::equal(ids.begin(), ids.end(), mine);
   }
 };
 
@@ -90,23 +142,28 @@ struct Candidate {
   ExprPtr sample;
 };
 
-// Every compound scalar subexpression of the body, by number. A shared node
-// (the same pointer at several places) counts at each place.
-std::map<int, Candidate> survey(const ir::Body& b, Numbering& num) {
-  std::map<int, Candidate> found;
-  std::function<void(const ExprPtr&, int, bool)> walk = [&](const ExprPtr& e, int owner, bool conditional) {
-    bool compound = !e->args.empty() && e->kind != Expr::IndexRead && e->kind != Expr::MakeStruct;
-    if (compound && !e->type.isStruct()) {
-      auto [it, fresh] = found.emplace(num.number(*e), Candidate{});
-      Candidate& c = it->second;
-      if (fresh) c.owner = owner, c.sample = e;
-      ++c.count;
-      c.unconditional = c.unconditional || !conditional;
+// Every compound scalar subexpression of the body, by number (count 0: not
+// one). A shared node (the same pointer at several places) counts at each
+// place.
+std::vector<Candidate> survey(const ir::Body& b, Numbering& num) {
+  std::vector<Candidate> found;
+  struct Walk {
+    Numbering& num;
+    std::vector<Candidate>& found;
+    void operator()(const ExprPtr& e, int owner, bool conditional) {
+      bool compound = !e->args.empty() && e->kind != Expr::IndexRead && e->kind != Expr::MakeStruct;
+      if (compound && !e->type.isStruct()) {
+        size_t id = static_cast<size_t>(num.number(*e));
+        if (id >= found.size()) found.resize(id + 1);
+        Candidate& c = found[id];
+        if (c.count++ == 0) c.owner = owner, c.sample = e;
+        c.unconditional = c.unconditional || !conditional;
+      }
+      bool shortCircuit = e->kind == Expr::Binary && (e->binOp == ir::BinOp::And || e->binOp == ir::BinOp::Or);
+      for (size_t i = 0; i < e->args.size(); ++i)
+        (*this)(e->args[i], owner, conditional || (e->kind == Expr::Select && i > 0) || (shortCircuit && i > 0));
     }
-    bool shortCircuit = e->kind == Expr::Binary && (e->binOp == ir::BinOp::And || e->binOp == ir::BinOp::Or);
-    for (size_t i = 0; i < e->args.size(); ++i)
-      walk(e->args[i], owner, conditional || (e->kind == Expr::Select && i > 0) || (shortCircuit && i > 0));
-  };
+  } walk{num, found};
   for (size_t i = 0; i < b.lets.size(); ++i) walk(b.lets[i].value, static_cast<int>(i), false);
   walk(b.result, static_cast<int>(b.lets.size()), false);
   return found;
@@ -191,7 +248,9 @@ int hoistCommonSubexpressions(ir::Body& b) {
     Numbering num;
     int best = -1, bestSize = 0;
     Candidate c;
-    for (const auto& [id, cand] : survey(b, num)) {
+    std::vector<Candidate> found = survey(b, num);
+    for (int id = 0; id < static_cast<int>(found.size()); ++id) {
+      const Candidate& cand = found[static_cast<size_t>(id)];
       if (cand.count < 2 || !(cand.unconditional || speculatable(*cand.sample))) continue;
       int n = num.sizes[static_cast<size_t>(id)];
       if (n > bestSize) best = id, bestSize = n, c = cand;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <string_view>
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/Stmt.h"
@@ -260,37 +261,48 @@ std::string unusedParameters(const std::vector<std::string>& names, const std::s
                              const std::string& indent) {
   // What the compiler reads as code: not comments ("/* A run: ... */"), not
   // string literals, not pragmas (num_threads(nthreads) vanishes in a build
-  // without OpenMP).
-  std::string code;
-  for (size_t at = 0; at < body.size();) {
-    size_t end = std::min(body.find('\n', at), body.size());
-    std::string line = body.substr(at, end - at);
-    size_t first = line.find_first_not_of(' ');
-    bool pragma = first != std::string::npos && (line[first] == '#' || line.compare(first, 14, "FORMAC_PRAGMA(") == 0);
-    if (!pragma) code += line + "\n";
-    at = end + 1;
-  }
-  std::string plain;
-  for (size_t i = 0; i < code.size(); ++i) {
-    if (code.compare(i, 2, "/*") == 0) {
-      size_t close = code.find("*/", i + 2);
-      i = close == std::string::npos ? code.size() : close + 1;
-    } else if (code.compare(i, 2, "//") == 0) {
-      i = std::min(code.find('\n', i), code.size());
-    } else if (code[i] == '"' || code[i] == '\'') {
-      char q = code[i];
-      for (++i; i < code.size() && code[i] != q; ++i)
-        if (code[i] == '\\') ++i;
-    } else {
-      plain += code[i];
-      continue;
+  // without OpenMP). One pass over the body, looking each identifier up among
+  // the names (a search of the whole text per name is quadratic in a long
+  // pipeline).
+  std::set<std::string_view> unread(names.begin(), names.end());
+  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const size_t n = body.size();
+  bool lineStart = true;
+  for (size_t i = 0; i < n && !unread.empty();) {
+    char c = body[i];
+    if (lineStart) {
+      size_t first = body.find_first_not_of(' ', i);
+      if (first != std::string::npos &&
+          (body[first] == '#' || body.compare(first, 14, "FORMAC_PRAGMA(") == 0)) {
+        i = std::min(body.find('\n', first), n);
+        continue;
+      }
+      lineStart = false;
     }
-    plain += ' ';
+    if (c == '\n') {
+      lineStart = true;
+      ++i;
+    } else if (c == '/' && i + 1 < n && body[i + 1] == '*') {
+      size_t close = body.find("*/", i + 2);
+      i = close == std::string::npos ? n : close + 2;
+    } else if (c == '/' && i + 1 < n && body[i + 1] == '/') {
+      i = std::min(body.find('\n', i), n);
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < n && body[i] != c && body[i] != '\n'; ++i)
+        if (body[i] == '\\') ++i;
+      ++i;
+    } else if (part(c)) {
+      size_t end = i;
+      while (end < n && part(body[end])) ++end;
+      unread.erase(std::string_view(body).substr(i, end - i));
+      i = end;
+    } else {
+      ++i;
+    }
   }
-  code = plain;
   std::string t;
-  for (const auto& n : names)
-    if (!mentions(code, n)) t += indent + "(void)" + n + ";\n";
+  for (const auto& name : names)
+    if (unread.count(name)) t += indent + "(void)" + name + ";\n";
   return t;
 }
 

@@ -343,6 +343,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
   for (const auto& e : edges) consumers[e.producer].push_back(e.consumer);
   std::set<int> outputs(p.outputs.begin(), p.outputs.end());
   std::vector<int> groupOf(p.stages.size(), -1);
+  std::vector<char> whole(p.stages.size());  // isWholeStencil, asked once a stage
+  for (size_t id = 0; id < p.stages.size(); ++id) whole[id] = isWholeStencil(p, p.stages[id]);
   std::vector<FusionGroup> groups;
 
   for (int sid = static_cast<int>(p.stages.size()) - 1; sid >= 0; --sid) {
@@ -353,7 +355,7 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
     int gi = static_cast<int>(groups.size());
     groupOf[static_cast<size_t>(sid)] = gi;
     size_t rank = static_cast<size_t>(sink.rank());
-    bool canFuse = o.fuse && o.fusedRanks.count(static_cast<int>(rank)) && isWholeStencil(p, sink);
+    bool canFuse = o.fuse && o.fusedRanks.count(static_cast<int>(rank)) && whole[static_cast<size_t>(sid)];
     const bool reach = o.reachTiledRanks.count(static_cast<int>(rank)) > 0;
     // A sink whose every read wraps starts a periodic group: its members must
     // wrap every read too.
@@ -368,14 +370,14 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
       std::map<int, GroupMember> halos;
       std::map<int, Taps> taps;  // inlined members: where they are evaluated
       halos[sid] = GroupMember{sid, std::vector<int>(rank, 0), std::vector<int>(rank, 0)};
+      const std::string into = "not fused into " + name(sid) + ": ";
       // Candidates in decreasing id order: all consumers are decided first.
       for (int pid = sid - 1; pid >= 0; --pid) {
         const Stage& ps = p.stages[static_cast<size_t>(pid)];
         if (groupOf[static_cast<size_t>(pid)] >= 0 || outputs.count(pid)) continue;
         const auto& cs = consumers[pid];
         if (ps.kind != Stage::Computed || cs.empty()) continue;
-        std::string into = "not fused into " + name(sid) + ": ";
-        if (!isWholeStencil(p, ps)) {
+        if (!whole[static_cast<size_t>(pid)]) {
           turnAway(pid, notWhole);
           continue;
         }
@@ -385,7 +387,8 @@ std::vector<FusionGroup> planFusion(const ir::Pipeline& p, const FusionOptions& 
         }
         auto outside = std::find_if(cs.begin(), cs.end(), [&](int c) { return halos.count(c) == 0; });
         if (outside != cs.end()) {
-          turnAway(pid, into + "read by " + name(*outside) + ", which is not in its group");
+          if (why[static_cast<size_t>(pid)].empty())
+            turnAway(pid, into + "read by " + name(*outside) + ", which is not in its group");
           continue;
         }
         if (periodic && !(coversWholeExtent(p, ps) && readsWrapOnly(ps.pieces[0]))) {
