@@ -159,10 +159,12 @@ class CGen {
                    assign("ws->" + loopRounds(s), "0")});
   }
   std::string loopKernel(const ir::Stage& s) const { return K() + "_loop" + std::to_string(s.id); }
-  std::string loopRounds(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_rounds"; }
-  std::string loopSettle(const ir::Stage& s) const { return "loop" + std::to_string(s.id) + "_settle"; }
+  // The workspace's own members are in the generated namespace (formac_*),
+  // apart from those named after the user's images and parameters.
+  std::string loopRounds(const ir::Stage& s) const { return "formac_loop" + std::to_string(s.id) + "_rounds"; }
+  std::string loopSettle(const ir::Stage& s) const { return "formac_loop" + std::to_string(s.id) + "_settle"; }
   std::string loopBuffer(const ir::Stage& s, int j, char which) const {
-    return "loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
+    return "formac_loop" + std::to_string(s.id) + "_" + which + std::to_string(j);
   }
   // The result of carried image j of the loop whose first result is `s`
   // (its type and extent: the carried images' may differ from one another).
@@ -277,7 +279,7 @@ class CGen {
   }
 
   bool hasReductions() const { return codegen::hasReductions(p_); }
-  std::string partialsName(const ir::Stage& s) const { return "partials" + std::to_string(s.id); }
+  std::string partialsName(const ir::Stage& s) const { return "formac_partials" + std::to_string(s.id); }
 
   // What the Reduce and Scan printers need to print stage `s`'s function.
   template <typename Request>

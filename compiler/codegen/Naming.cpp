@@ -294,7 +294,11 @@ std::string unusedParameters(const std::vector<std::string>& names, const std::s
     } else if (part(c)) {
       size_t end = i;
       while (end < n && part(body[end])) ++end;
-      unread.erase(std::string_view(body).substr(i, end - i));
+      // A member (`formac_c.e`, `ws->e`) is not the parameter of that name.
+      size_t before = i;
+      while (before > 0 && body[before - 1] == ' ') --before;
+      bool member = before > 0 && (body[before - 1] == '.' || (before > 1 && body.compare(before - 2, 2, "->") == 0));
+      if (!member) unread.erase(std::string_view(body).substr(i, end - i));
       i = end;
     } else {
       ++i;

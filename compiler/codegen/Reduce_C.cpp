@@ -303,11 +303,11 @@ std::string emitReduceFunction(const ReduceFunctionC& f) {
   for (int d = rank - 1; d >= 0; --d) {
     if (d == r.dim) continue;
     bool first = d == 0 || (d == 1 && r.dim == 0);
-    start.push_back(decl("long long", q(d) + "_at", first ? "formac_rest" : "formac_rest % " + divisor(d)));
+    start.push_back(decl("long long", "formac_" + q(d) + "_at", first ? "formac_rest" : "formac_rest % " + divisor(d)));
     if (!first) start.push_back(eval("formac_rest /= " + divisor(d)));
   }
   for (int d = 0; d < rank; ++d)
-    start.push_back(decl("long long", q(d), d == r.dim ? "formac_c * " + chunk : q(d) + "_at", false));
+    start.push_back(decl("long long", q(d), d == r.dim ? "formac_c * " + chunk : "formac_" + q(d) + "_at", false));
   start.push_back(eval("(void)formac_rest"));
   // After a run that ended its line (whole image): the next line.
   std::vector<Stmt> carry;

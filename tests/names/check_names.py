@@ -26,7 +26,8 @@ import subprocess
 import sys
 
 # Placeholders: P (parameters), I (input images), C (scalars), N (stages),
-# S (stencils), X (stencil parameters), L (stencil locals). Together they take
+# S (stencils), X (stencil parameters), L (stencil locals), R (a do loop's
+# indexed names), K (its iterator). Together they take
 # the paths the names of each kind are printed in: fused row bands with ring
 # buffers and the fast-row split (C), a heavy sweep with a staged input, a light
 # one-pass group, a stage read by two consumers, an int image, a down-sampled
@@ -83,6 +84,40 @@ float {C0};
 {N2} = {S1}({I1}:mirror, {C0});
 {N3} = {S3}({N1}:mirror, {N2});
 return {S2}({N3}:clamped);
+""",
+    # LANGUAGE.md §7: reductions (whole and along a dimension), a histogram, a
+    # SAT read by a stencil, a scan, where, topk, count and a do loop with its
+    # indexed names and iterator, several outputs.
+    """
+stencil {S0}(vector#2 float {X0}, float {X1}) {{
+  {L0} = {X0}@[-1,0] + {X0}@[1,0];
+  return {L0} / {X1};
+}}
+stencil {S1}(vector#2 float {X2}, vector#2 float {X3}) {{
+  return max(max({X2}@[-1,0], {X2}@[0,1]), {X2}) < {X3} ? {X2} + 1.0f : {X2};
+}}
+stencil {S2}(vector#2 float {X4}, vector#2 float {X5}) {{ return {X4} != {X5}; }}
+stencil {S3}(vector#2 double {X6}) {{ return {X6}@[1,1] - {X6}@[-1,1] - {X6}@[1,-1] + {X6}@[-1,-1]; }}
+parameter {P0}, {P1}, {P2};
+vector#2 float {I0}[{P0},{P1}];
+vector#2 int8 {I1}[{P0},{P1}];
+float {C0};
+{N0} = {S0}({I0}:mirror, {C0});
+{N1} = max({N0});
+{N2} = sum({N0}, 1);
+{N3} = histogram({I1}, 16, 0, 256);
+{N4} = sat({N0});
+{N5} = {S3}({N4}:clamped);
+{N6} = scan({I1}, 0);
+{N7} = where({N0}, 10);
+{N8} = topk({N5}, 7);
+{N9} = count({I1});
+{R0}<0> = {S0}({N0}:clamped, {N1});
+do {K0} = 1..{P2}
+  {R0}<{K0}> = {S1}({R0}<{K0}-1>:clamped, {N0});
+  {R1}<{K0}> = {S2}({R0}<{K0}>, {R0}<{K0}-1>);
+while (any({R1}<{K0}>));
+return {R0}<{K0}>, {N2}, {N3}, {N6}, {N7}, {N8}, {N1}, {N9};
 """,
 ]
 NEUTRAL = "nm"
