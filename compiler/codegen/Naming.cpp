@@ -7,19 +7,18 @@
 
 #include "codegen/ExprPrinter.h"
 #include "codegen/Stmt.h"
+#include "support/Diagnostics.h"
 
 namespace formac::codegen {
 namespace {
 
-const std::set<std::string>& reserved() {
+// C's and C++'s keywords (the CUDA file is C++), with C++'s alternative tokens.
+bool isKeyword(const std::string& name) {
   static const std::set<std::string> words = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
       "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
       "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-      "typedef", "union", "unsigned", "void", "volatile", "while", "output", "ws", "main",
-      "abs", "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "atan", "atan2", "fabs", "floor",
-      "ceil", "round", "min", "max", "memset", "memcpy", "malloc", "calloc", "free", "size_t",
-      // C++ (the CUDA file is C++): its keywords and alternative tokens
+      "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
       "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t",
       "char16_t", "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
       "const_cast", "consteval", "constexpr", "constinit", "decltype", "delete", "dynamic_cast",
@@ -27,7 +26,19 @@ const std::set<std::string>& reserved() {
       "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
       "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
       "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t",
-      "xor", "xor_eq", "bool", "std",
+      "xor", "xor_eq", "bool"};
+  return words.count(name) > 0;
+}
+
+// Names a user's image, scalar or parameter cannot keep (beside the keywords):
+// what the generated code calls or declares in the scopes those names are
+// printed in.
+const std::set<std::string>& reserved() {
+  static const std::set<std::string> words = {
+      "output", "ws", "main",
+      "abs", "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "atan", "atan2", "fabs", "floor",
+      "ceil", "round", "min", "max", "memset", "memcpy", "malloc", "calloc", "free", "size_t",
+      "std",
       // CUDA's built-in variables and types the kernels use
       "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize",
       // What the generated code calls or declares next to the names given here:
@@ -141,7 +152,37 @@ std::string readableName(const ir::Stage& s) {
 
 }  // namespace
 
+namespace {
+
+// A struct's name and its fields' are printed as the program writes them
+// (the header declares the struct for the caller's code), so they must be
+// names that C, C++ and the generated code leave free: no keyword, no macro
+// of the headers, no CUDA vector type, none of the generated code's struct
+// tags (formac_*, KERNEL_workspace ...).
+void checkStructNames(const ir::Pipeline& p, const std::string& kernelName) {
+  for (const auto& s : p.structs) {
+    if (s->builtinCuda) continue;
+    auto check = [&](const std::string& n, bool tag, const std::string& what) {
+      std::string why;
+      if (isKeyword(n))
+        why = "a C or C++ keyword";
+      else if (isHeaderMacro(n))
+        why = "a macro of the C headers the generated code includes";
+      else if (tag && isCudaVectorType(n))
+        why = "a CUDA vector type (declare it as `struct " + n + ";`)";
+      else if (tag && (n.rfind("formac_", 0) == 0 || n.rfind(kernelName + "_", 0) == 0))
+        why = "spelled like the generated code's own names (formac_*, " + kernelName + "_*)";
+      if (!why.empty()) throw UserError(s->loc, "'" + n + "' is " + why + " and cannot name " + what);
+    };
+    check(s->name, true, "a struct");
+    for (const auto& f : s->fields) check(f.name, false, "a field of struct '" + s->name + "'");
+  }
+}
+
+}  // namespace
+
 Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
+  checkStructNames(p, kernelName);
   Names n;
   std::set<std::string> taken = reserved();
   taken.insert(kernelName);
@@ -154,7 +195,7 @@ Names assignNames(const ir::Pipeline& p, const std::string& kernelName) {
   auto claim = [&](std::string base) {
     base = clear(cIdentifier(base));
     std::string name = base;
-    for (int k = 2; taken.count(name); ++k) name = clear(base + "_" + std::to_string(k));
+    for (int k = 2; taken.count(name) || isKeyword(name); ++k) name = clear(base + "_" + std::to_string(k));
     taken.insert(name);
     return name;
   };

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "support/Diagnostics.h"
+
 namespace formac {
 
 enum class ScalarKind { Int8, Int16, Uint16, Int, Int64, Float, Double };
@@ -56,6 +58,7 @@ struct StructType {
   std::string name;
   std::vector<StructField> fields;
   bool builtinCuda = false;  // float4 etc: fields x,y,z,w
+  SourceLoc loc;             // its definition
   int fieldIndex(const std::string& field) const;  // -1 if absent
 };
 

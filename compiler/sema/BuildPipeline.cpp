@@ -12,16 +12,6 @@ namespace formac {
 namespace sema {
 namespace {
 
-bool isCKeyword(const std::string& n) {
-  static const std::set<std::string> words = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-      "union", "unsigned", "void", "volatile", "while", "class", "new", "delete", "template",
-      "this", "bool", "true", "false", "namespace", "operator", "private", "public", "virtual"};
-  return words.count(n) > 0;
-}
-
 // " (at line N)": where the first definition named `name` is.
 template <class Defs>
 std::string lineOf(const Defs& defs, const std::string& name) {
@@ -84,15 +74,9 @@ void PipelineBuilder::declareStruct(const ast::StructDef& s) {
   if (structs_.count(s.name))
     userError(s.loc, "struct '" + s.name + "' is already defined" +
                          lineOf(prog_.structs, s.name));
-  // Struct and field names become C names in the generated code.
-  if (isCKeyword(s.name))
-    userError(s.loc, "'" + s.name + "' is a C keyword and cannot name a struct");
-  for (const auto& f : s.fields)
-    if (isCKeyword(f.name))
-      userError(s.loc, "'" + f.name + "' is a C keyword and cannot name a field of struct '" +
-                           s.name + "'");
   auto st = std::make_shared<StructType>();
   st->name = s.name;
+  st->loc = s.loc;
   st->builtinCuda = s.builtinCuda;
   if (s.builtinCuda) {
     // CUDA's vector types: float4 / int2 ... fields x, y, z, w.
