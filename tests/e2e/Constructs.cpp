@@ -434,6 +434,24 @@ vector#2 float x[M,N];
 int64 s;
 return f(u:constant(65535), w:constant(3000000000.0), x:mirror, 40000, s), half(w:constant(-9e18), u:wrap);
 )"));
+  // Comparisons a narrower value cannot change: a constant outside the values
+  // of the type the operand was widened from (`(long long)i < LLONG_MIN`, an
+  // int8 read against 300). Folded to their result (eval/Fold.cpp): printed
+  // as they are, gcc's -Wtype-limits rejects them under -Werror (progfuzz
+  // s35m378). `B < 255` and `S < 300` are not decided.
+  out.push_back(make("decided_comparisons", R"(stencil f(vector#2 int X, vector#2 int8 B, vector#2 int16 S, vector#2 uint16 U) {
+  a = (cast<int64>(X - X@[0,1]) < cast<int64>(1e30)) + 2 * (cast<int64>(X) > cast<int64>(-1e30));
+  b = 4 * (B > 300) + 8 * (B >= 0) + 16 * (300 > B) + 32 * (S == 40000) + 64 * (U != -1);
+  c = 128 * (cast<int64>(S) < 40000) + 256 * (B <= 255) + 512 * (B < 255) + 1024 * (S < 300);
+  return a + b + c + 2048 * (cast<int64>(U) >= 0) + 4096 * (-40000 < cast<int>(S@[1,0]));
+}
+parameter M, N;
+vector#2 int x[M,N];
+vector#2 int8 b[M,N];
+vector#2 int16 s[M,N];
+vector#2 uint16 u[M,N];
+return f(x:mirror, b, s:clamped, u);
+)"));
   // abs of the most negative int and int64 is itself (it wraps): `abs(x) < 0`
   // holds there and a computed read at it is outside the image (0). ptxas once
   // dropped both checks after its IABS (progfuzz gl5). The _special run gives

@@ -227,7 +227,9 @@ class Checker:
         plain = [n for n in cands if n not in derived]
         failures = []
         jobs = []
-        for t in TEMPLATES:
+        for ti, t in enumerate(TEMPLATES):
+            if self.o.template and ti not in self.o.template:
+                continue
             keys = placeholders(t)
             # Rotated a place at a time, every name takes every place once.
             for shift in range(1 if self.o.quick else len(keys)):
@@ -277,6 +279,8 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="one place a name, no derived names, the fused output only (default: every place, fused and unfused)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--template", type=int, action="append",
+                    help="check only these templates (0-based; repeatable; default: all)")
     o = ap.parse_args()
     c = Checker(o)
     cands, failures = c.all()
