@@ -8,15 +8,18 @@
 namespace formac::codegen {
 namespace {
 
-// formac_sat_row_<suffix>: out[j] = prev[j] + x[0] + .. + x[j], `lanes`
-// points at a time: the vector's prefix by log-step shifted adds, plus the
-// carry, the last lane of the vector before, kept in a vector (a permute, no
-// trip through a scalar register). Where the compiler has
-// __builtin_shufflevector (gcc 12, clang), each shift is one two-vector
-// permute; gcc made some of the constructors `{0, v[0], v[1], ...}` of
-// scalar inserts (the 8-bit sat into int at 4096², 1 thread: 9.1 -> 7.6 ms).
+// formac_sat_step_<suffix>: `lanes` points of a row of an integer sat,
+// out[j] = prev[j] + c + x[0] + .. + x[j], where the carry c (in every lane
+// of *carry) is the row's sum before them; *carry becomes the sum after them.
+// The vector's prefix is taken by log-step shifted adds, and the carry kept in
+// a vector (a permute, no trip through a scalar register). Where the compiler
+// has __builtin_shufflevector (gcc 12, clang), each shift is one two-vector
+// permute; gcc made some of the constructors `{0, v[0], v[1], ...}` of scalar
+// inserts. The row's values come a step at a time from a small array the
+// caller fills (in registers), never from a staged row: staging the row first
+// took 1.6x OpenCV's time for the 8-bit sat into int at 4096², 1 thread.
 // out may be prev.
-std::string satRowHelper(const std::string& q, const std::string& U, const std::string& suffix, int lanes) {
+std::string satStepHelper(const std::string& q, const std::string& U, const std::string& suffix, int lanes) {
   std::string V = "formac_v" + std::to_string(lanes) + suffix, shuffled, built, last;
   for (int k = 1; k < lanes; k *= 2) {
     std::string e, s;
@@ -24,30 +27,23 @@ std::string satRowHelper(const std::string& q, const std::string& U, const std::
       e += (i ? ", " : "") + (i < k ? std::string("0") : "v[" + std::to_string(i - k) + "]");
       s += (i ? ", " : "") + std::to_string(i < k ? i : lanes + i - k);
     }
-    shuffled += "    v += __builtin_shufflevector(z, v, " + s + ");\n";
-    built += "    v += (" + V + "){" + e + "};\n";
+    shuffled += "  v += __builtin_shufflevector(z, v, " + s + ");\n";
+    built += "  v += (" + V + "){" + e + "};\n";
   }
   for (int i = 0; i < lanes; ++i) last += (i ? ", " : "") + std::to_string(lanes - 1);
   std::string L = std::to_string(lanes), bytes = std::to_string(lanes) + " * sizeof(" + U + ")";
   return "typedef " + U + " " + V + " __attribute__((vector_size(" + L + " * sizeof(" + U + "))));\n" + q +
-         "void formac_sat_row_" + suffix + "(const " + U + "* prev, const " + U + "* restrict x, long long n, " + U +
-         "* out) {\n"
-         "  " + V + " c = {0};\n  long long j = 0;\n"
-         "#if FORMAC_HAS_SHUFFLEVECTOR\n  const " + V + " z = {0};\n#endif\n"
-         "  for (; j + " + L + " <= n; j += " + L + ") {\n"
-         "    " + V + " v, a;\n"
-         "    memcpy(&v, x + j, " + bytes + ");\n    memcpy(&a, prev + j, " + bytes + ");\n"
-         "#if FORMAC_HAS_SHUFFLEVECTOR\n" + shuffled +
-         "    v += c;\n    c = __builtin_shufflevector(v, v, " + last + ");\n"
+         "void formac_sat_step_" + suffix + "(const " + U + "* x, const " + U + "* prev, " + U + "* out, " + V +
+         "* carry) {\n"
+         "  " + V + " v, a;\n"
+         "  memcpy(&v, x, " + bytes + ");\n  memcpy(&a, prev, " + bytes + ");\n"
+         "#if FORMAC_HAS_SHUFFLEVECTOR\n  const " + V + " z = {0};\n" + shuffled +
+         "  v += *carry;\n  *carry = __builtin_shufflevector(v, v, " + last + ");\n"
          "#else\n" + built +
-         "    v += c;\n    c = (" + V + "){0} + v[" + std::to_string(lanes - 1) + "];\n"
+         "  v += *carry;\n  *carry = (" + V + "){0} + v[" + std::to_string(lanes - 1) + "];\n"
          "#endif\n"
-         "    a += v;\n"
-         "    memcpy(out + j, &a, " + bytes + ");\n  }\n"
-         "  /* The last values one at a time, counted from 0 (`for (; j < n; ++j)` here makes gcc 12\n"
-         "     warn, wrongly, of an overflow at iteration 2^61 when n is a constant). */\n"
-         "  " + U + " s = c[0];\n"
-         "  for (long long k = 0; k < n - j; ++k) out[j + k] = prev[j + k] + (s += x[j + k]);\n}\n";
+         "  a += v;\n"
+         "  memcpy(out, &a, " + bytes + ");\n}\n";
 }
 
 // The 8 x 8 block v[0..7] (v[k]: row k) transposed in place by three
@@ -206,10 +202,10 @@ std::string scanPrelude(const std::string& qualifier) {
          q + "long long formac_scan_l_carry(const formac_scan_l* s) { return s->sum; }\n" +
          q + "void formac_scan_l_push(formac_scan_l* s, long long t) { s->sum += t; }\n" +
          q + "long long formac_scan_l_group(const formac_scan_l* s) { return s->sum; }\n"
-         "/* A row of an integer sat added to the sums above it (modulo 2^32 or 2^64). */\n"
+         "/* Points of a row of an integer sat added to the sums above them (modulo 2^32 or 2^64). */\n"
          "#if defined(__has_builtin)\n#if __has_builtin(__builtin_shufflevector)\n#define FORMAC_HAS_SHUFFLEVECTOR 1\n#endif\n#endif\n"
          "#ifndef FORMAC_HAS_SHUFFLEVECTOR\n#define FORMAC_HAS_SHUFFLEVECTOR 0\n#endif\n" +
-         satRowHelper(q, "unsigned", "u", 16) + satRowHelper(q, "unsigned long long", "ul", 8) +
+         satStepHelper(q, "unsigned", "u", kSatLanesU) + satStepHelper(q, "unsigned long long", "ul", kSatLanesUl) +
          floatingSweepHelpers(q) + sweepBandHelper(q);
 }
 

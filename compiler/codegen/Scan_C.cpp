@@ -171,21 +171,25 @@ class ScanPrinter {
                  const Stmt& use) const {
     std::string qj = q(rank_ - 1);
     if (!p.fromBody || !checked_) return upTo(qj, lo, hi, {value(p, at), use});
+    const Stmt checkedBody = seq({pointValue(true), use}), freeBody = seq({pointValue(false), use});
+    return block({seq(checkFree(lo, hi)), upTo(qj, lo, "formac_e0", {checkedBody}),
+                  forLoop("", qj + " < formac_e1", "++" + qj, {freeBody}), forLoop("", qj + " < " + hi, "++" + qj, {checkedBody})},
+                 "check-free where every read is in range");
+  }
+  // formac_e0 .. formac_e1 - 1: the last indices from `lo` to `hi` (exclusive)
+  // of the current row where every read of the input is in range.
+  std::vector<Stmt> checkFree(const std::string& lo, const std::string& hi) const {
     std::string inside;
     for (int d = 0; d + 1 < rank_; ++d)
       inside += (inside.empty() ? "" : " && ") + q(d) + " >= " + fastFirstIndex(lo_, static_cast<size_t>(d)) + " && " + q(d) +
                 " <= " + fastLastIndex(lo_, static_cast<size_t>(d));
-    const Stmt checkedBody = seq({pointValue(true), use}), freeBody = seq({pointValue(false), use});
-    return block({decl("int", "formac_inside", inside.empty() ? std::string("1") : inside),
-                  decl("long long", "formac_e0",
-                       "formac_inside ? FORMAC_MAX(" + lo + ", FORMAC_MIN(" + hi + ", " +
-                           fastFirstIndex(lo_, static_cast<size_t>(rank_ - 1)) + ")) : " + hi),
-                  decl("long long", "formac_e1",
-                       "formac_inside ? FORMAC_MAX(formac_e0, FORMAC_MIN(" + hi + ", " +
-                           fastLastIndex(lo_, static_cast<size_t>(rank_ - 1)) + " + 1)) : " + hi),
-                  upTo(qj, lo, "formac_e0", {checkedBody}), forLoop("", qj + " < formac_e1", "++" + qj, {freeBody}),
-                  forLoop("", qj + " < " + hi, "++" + qj, {checkedBody})},
-                 "check-free where every read is in range");
+    return {decl("int", "formac_inside", inside.empty() ? std::string("1") : inside),
+            decl("long long", "formac_e0",
+                 "formac_inside ? FORMAC_MAX(" + lo + ", FORMAC_MIN(" + hi + ", " +
+                     fastFirstIndex(lo_, static_cast<size_t>(rank_ - 1)) + ")) : " + hi),
+            decl("long long", "formac_e1",
+                 "formac_inside ? FORMAC_MAX(formac_e0, FORMAC_MIN(" + hi + ", " +
+                     fastLastIndex(lo_, static_cast<size_t>(rank_ - 1)) + " + 1)) : " + hi)};
   }
   Stmt store(const Pass& p, const std::string& at, const std::string& sum) const {
     if (p.toOutput) return assign(out_ + "[" + at + "]", converted(s_, sum));
@@ -303,10 +307,11 @@ class ScanPrinter {
   }
 
   // Dimensions rank-2 and rank-1 of an integer sat at once (sweeps()): a
-  // row's values are staged in a line, whose running sum (a vector prefix,
-  // formac_sat_row_*) is added to the sums above it: the result's previous
-  // row, or a row `above` when the result has another width (then converted
-  // into the result). A band of rows per thread
+  // row's values, a vector's worth at a time (formac_t, kept in registers),
+  // go through a vector prefix carried along the row (formac_sat_step_*) and
+  // are added to the sums above them: the result's previous row, or a row
+  // `above` when the result has another width (then converted into the
+  // result). A band of rows per thread
   // starts from the sums of the bands above (their column sums first, then a
   // prefix over bands and along the row). The sums are kept modulo 2^32 in
   // unsigned lanes when the result is an integer of 32 bits or fewer (it
@@ -315,8 +320,9 @@ class ScanPrinter {
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
     std::string qi = q(rank_ - 2), qj = q(rank_ - 1), U = sweepLane(s_), bands = str(kSweepBands);
     std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
-    auto band = [&](std::vector<Stmt> body) {
-      return forLoop(qi + " = formac_b * formac_per", qi + " < formac_rows && " + qi + " < (formac_b + 1) * formac_per",
+    // The rows of band `b`.
+    auto band = [&](std::vector<Stmt> body, const std::string& b = "formac_b") {
+      return forLoop(qi + " = " + b + " * formac_per", qi + " < formac_rows && " + qi + " < (" + b + " + 1) * formac_per",
                      "++" + qi, std::move(body));
     };
     Stmt planeStart = seq({seq(indices()), seq(decode(n_, 0, rank_ - 2, "formac_plane"))});
@@ -325,35 +331,80 @@ class ScanPrinter {
     // previous row is the sums above), else through `above`, then converted.
     bool direct = integerOnly(s_) && scalarSize(s_.type.scalar) == (narrowLanes(s_) ? 4 : 8);
     std::string first = qi + " == formac_b * formac_per", row = "(formac_plane * formac_rows + " + qi + ") * formac_cols";
-    Stmt directRow = block({decl(U + "* const", "formac_o", "(" + U + "*)formac_acc + " + row, false),
-                            eval("formac_sat_row_" + laneSuffix(s_) + "(" + first +
-                                 " ? formac_carry + formac_b * formac_cols : formac_o - formac_cols, "
-                                 "formac_l, formac_cols, formac_o)")});
-    Stmt aboveRow = seq({ifThen(first, {eval("memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(" +
-                                             U + "))")}),
-                         eval("formac_sat_row_" + laneSuffix(s_) + "(formac_a, formac_l, formac_cols, formac_a)"),
-                         upTo(qj, "0", "formac_cols", {store(p, at, "(" + A_ + ")formac_a[" + qj + "]")})});
+    const int lanes = narrowLanes(s_) ? kSatLanesU : kSatLanesUl;
+    const std::string L = str(lanes), V = "formac_v" + L + laneSuffix(s_);
+    // formac_p: the sums above the row; formac_o: where its sums go.
+    std::vector<Stmt> rowStart;
+    if (direct) {
+      rowStart = {decl(U + "* const", "formac_o", "(" + U + "*)formac_acc + " + row, false),
+                  decl("const " + U + "* const", "formac_p",
+                       first + " ? formac_carry + formac_b * formac_cols : formac_o - formac_cols", false)};
+    } else {
+      rowStart = {ifThen(first, {eval("memcpy(formac_a, formac_carry + formac_b * formac_cols, (size_t)formac_cols * sizeof(" +
+                                      U + "))")}),
+                  decl(U + "* const", "formac_o", "formac_a", false), decl("const " + U + "* const", "formac_p", "formac_a", false)};
+    }
+    // formac_v at a point: the input's, with checks or without, or the accumulator's.
+    auto valueAt = [&](bool checked) { return p.fromBody ? pointValue(checked) : value(p, at); };
+    // The points one at a time, from `lo` to `hi` (exclusive).
+    auto single = [&](const std::string& lo, const std::string& hi, bool checked) {
+      return upTo(qj, lo, hi, {valueAt(checked), assign("formac_o[" + qj + "]",
+                                                          "formac_p[" + qj + "] + (formac_s += (" + U + ")formac_v)")});
+    };
+    // A vector's worth of points at a time from `lo` while they lie below `hi`.
+    auto steps = [&](const std::string& lo, const std::string& hi, bool checked) {
+      return forLoop("formac_j = " + lo, "formac_j + " + L + " <= " + hi, "formac_j += " + L,
+                     {declOnly(U, "formac_t[" + L + "]"),
+                      upTo(qj, "formac_j", "formac_j + " + L,
+                           {valueAt(checked), assign("formac_t[" + qj + " - formac_j]", "(" + U + ")formac_v")}),
+                      eval("formac_sat_step_" + laneSuffix(s_) +
+                           "(formac_t, formac_p + formac_j, formac_o + formac_j, &formac_cv)")});
+    };
+    std::vector<Stmt> sweepRow = rowStart;
+    sweepRow.push_back(declOnly("long long", "formac_j"));  // each thread's own
+    sweepRow.push_back(decl(V, "formac_cv", "{0}", false));
+    sweepRow.push_back(decl(U, "formac_s", "0", false));
+    if (p.fromBody && checked_) {
+      // The steps where no read needs a check (decided once a row), the
+      // points before and after them one at a time with checks.
+      sweepRow.push_back(seq(checkFree("0", "formac_cols")));
+      sweepRow.push_back(single("0", "formac_e0", true));
+      sweepRow.push_back(assign("formac_cv", "(" + V + "){0} + formac_s"));
+      sweepRow.push_back(steps("formac_e0", "formac_e1", false));
+      sweepRow.push_back(assign("formac_s", "formac_cv[0]"));
+      sweepRow.push_back(single("formac_j", "formac_cols", true));
+    } else {
+      sweepRow.push_back(steps("0", "formac_cols", false));
+      sweepRow.push_back(assign("formac_s", "formac_cv[0]"));
+      sweepRow.push_back(single("formac_j", "formac_cols", false));
+    }
+    if (!direct) sweepRow.push_back(upTo(qj, "0", "formac_cols", {store(p, at, "(" + A_ + ")formac_a[" + qj + "]")}));
+    // The column sums of each band but the last, a share of its columns a
+    // thread (with two threads, the first band alone would leave one idle).
     Stmt columnSums = forLoop(
-        "formac_b = 0", "formac_b < formac_bands - 1", "++formac_b",
-        {decl(U + "* const", "formac_c", "formac_carry + (formac_b + 1) * formac_cols", false), planeStart,
-         upTo("formac_j", "0", "formac_cols", {assign("formac_c[formac_j]", "0")}),
-         band({eachValue(p, at, "0", "formac_cols", eval("formac_c[" + qj + "] += (" + U + ")formac_v"))})},
+        "formac_w = 0", "formac_w < (formac_bands - 1) * formac_bands", "++formac_w",
+        {decl("long long", "formac_cb", "formac_w / formac_bands"),
+         decl("long long", "formac_j0", "formac_cols * (formac_w % formac_bands) / formac_bands"),
+         decl("long long", "formac_j1", "formac_cols * (formac_w % formac_bands + 1) / formac_bands"),
+         decl(U + "* const", "formac_c", "formac_carry + (formac_cb + 1) * formac_cols", false), planeStart,
+         declOnly("long long", "formac_j"),  // each thread's own
+         upTo("formac_j", "formac_j0", "formac_j1", {assign("formac_c[formac_j]", "0")}),
+         band({eachValue(p, at, "formac_j0", "formac_j1", eval("formac_c[" + qj + "] += (" + U + ")formac_v"))}, "formac_cb")},
         parallelFor());
     auto eachBand = [&](const std::string& j0, const std::string& add) {
       return upTo("formac_b", "1", "formac_bands",
                   {decl(U + "* const", "formac_c", "formac_carry + formac_b * formac_cols", false),
                    upTo("formac_j", j0, "formac_cols", {eval("formac_c[formac_j] += formac_c[formac_j - " + add + "]")})});
     };
-    Stmt carries = seq({comment("Band b's carry: the column sums of bands 0 .. b-1, summed along the row."),
-                        upTo("formac_j", "0", "formac_cols", {assign("formac_carry[formac_j]", "0")}),
-                        eachBand("0", "formac_cols"), eachBand("1", "1")});
+    Stmt carries = block({declOnly("long long", "formac_j"),
+                          upTo("formac_j", "0", "formac_cols", {assign("formac_carry[formac_j]", "0")}),
+                          eachBand("0", "formac_cols"), eachBand("1", "1")},
+                         "band b's carry: the column sums of bands 0 .. b-1, summed along the row");
     Stmt sweep = forLoop(
         "formac_b = 0", "formac_b < formac_bands", "++formac_b",
         {comment("formac_a: unused when direct"),
          decl(U + "* const", "formac_a", "formac_above + formac_b * formac_cols", false), eval("(void)formac_a"),
-         decl(U + "* const", "formac_l", "formac_line + formac_b * formac_cols", false), planeStart,
-         band({eachValue(p, at, "0", "formac_cols", assign("formac_l[" + qj + "]", "(" + U + ")formac_v")),
-               direct ? directRow : aboveRow})},
+         planeStart, band({block(std::move(sweepRow))})},
         parallelFor());
     return seq(
         {comment("Along dimensions " + std::to_string(rank_ - 1) + " and " + std::to_string(rank_ - 2) +
@@ -368,9 +419,7 @@ class ScanPrinter {
                 decl(U + "* const", "formac_carry", "(" + U + "*)(formac_scratch + " + accPoints() + ")", false),
                 comment("per band: the sums above a row"),
                 decl(U + "* const", "formac_above", "formac_carry + " + bands + " * formac_cols", false),
-                comment("per band: a row's values"),
-                decl(U + "* const", "formac_line", "formac_above + " + bands + " * formac_cols", false),
-                declOnly("long long", "formac_plane"), declOnly("long long", "formac_b"), declOnly("long long", "formac_j"),
+                declOnly("long long", "formac_plane"), declOnly("long long", "formac_b"), declOnly("long long", "formac_w"),
                 upTo("formac_plane", "0", product(n_, 0, rank_ - 2), {columnSums, carries, sweep})})});
   }
 
@@ -508,7 +557,7 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s) {
     sweep = " + (size_t)" + str(2 + 2 * kScanDepth) + " * " + len + " + (size_t)" + str(kSweepBands) +
             " * (size_t)(" + ir::printSize(s.extent[static_cast<size_t>(s.rank() - 2)], n.param) + ")";
   else if (sweeps(s))  // satSweep: per band a carry, the sums above and a line
-    sweep = " + (size_t)" + str(3 * kSweepBands) + " * " + len;
+    sweep = " + (size_t)" + str(2 * kSweepBands) + " * " + len;
   return "(" + (needsAccumulator(s) ? points : std::string("0")) + " + " + lines + " * ((" + len + " + " +
          str(kScanSegment - 1) + ") / " + str(kScanSegment) + ")" + sweep + ")";
 }

@@ -52,8 +52,12 @@ std::string scanScratchCount(const Names& n, const ir::Stage& s);
 
 std::string emitScanFunction(const ScanFunctionC& f);
 
+// The points of a row an integer sat's sweep takes at a time
+// (formac_sat_step_u and _ul: 64 bytes of sums).
+constexpr int kSatLanesU = 16, kSatLanesUl = 8;
+
 // The helpers of scans (ScanPrelude_C.cpp: the carry stacks formac_scan_*,
-// the sweeps' formac_sat_row_* and formac_sat8_d_*): printed once when a
+// the sweeps' formac_sat_step_* and formac_sat8_d_*): printed once when a
 // pipeline has scans. `qualifier` as helperPrelude's.
 std::string scanPrelude(const std::string& qualifier);
 

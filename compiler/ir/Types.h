@@ -58,7 +58,7 @@ struct StructType {
   std::string name;
   std::vector<StructField> fields;
   bool builtinCuda = false;  // float4 etc: fields x,y,z,w
-  SourceLoc loc;             // its definition
+  SourceLoc loc = {};        // its definition
   int fieldIndex(const std::string& field) const;  // -1 if absent
 };
 
