@@ -403,7 +403,7 @@ class Gen:
         if k < 0.72:
             a = self.expr(ctx, depth - 1)
             if self.chance(0.8):
-                return ('-%s' % self.paren(a[0]), promote(a[1]), a[2])
+                return ('-%s' % self.paren(a[0]), promote(a[1]), promote(a[1]))  # promoted, as formac types it
             return ('!%s' % self.paren(a[0]), 'int', 'int')
         if k < 0.82:
             a = self.expr(ctx, depth - 1)
