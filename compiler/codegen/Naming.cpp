@@ -39,8 +39,10 @@ const std::set<std::string>& reserved() {
       "abs", "sqrt", "exp", "log", "pow", "sin", "cos", "tan", "atan", "atan2", "fabs", "floor",
       "ceil", "round", "min", "max", "memset", "memcpy", "malloc", "calloc", "free", "size_t",
       "std",
-      // CUDA's built-in variables and types the kernels use
-      "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize",
+      // CUDA's built-in variables and types the kernels use, the device
+      // functions they call, and the scan kernels' accumulator type A_
+      "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize", "atomicAdd", "atomicMax",
+      "atomicMin", "atomicCAS", "atomicOr", "atomicExch", "A_",
       // What the generated code calls or declares next to the names given here:
       // the C library, the float math functions, the entry point's locals and
       // the workspace's members.
