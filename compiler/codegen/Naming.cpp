@@ -152,10 +152,6 @@ std::string readableName(const ir::Stage& s) {
   return n.substr(1);
 }
 
-}  // namespace
-
-namespace {
-
 // A struct's name and its fields' are printed as the program writes them
 // (the header declares the struct for the caller's code), so they must be
 // names that C, C++ and the generated code leave free: no keyword, no macro

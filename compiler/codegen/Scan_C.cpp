@@ -317,6 +317,7 @@ class ScanPrinter {
   // unsigned lanes when the result is an integer of 32 bits or fewer (it
   // keeps their low bits), else modulo 2^64.
   Stmt satSweep(const Pass& p) const {
+    FORMAC_INTERNAL_CHECK(p.fromBody, "an integer sat's sweep that does not read the input (it is the first pass)");
     std::string rows = n_[static_cast<size_t>(rank_ - 2)], cols = n_[static_cast<size_t>(rank_ - 1)];
     std::string qi = q(rank_ - 2), qj = q(rank_ - 1), U = sweepLane(s_), bands = str(kSweepBands);
     std::string at = "(formac_plane * formac_rows + " + qi + ") * formac_cols + " + qj;
@@ -344,11 +345,9 @@ class ScanPrinter {
                                       U + "))")}),
                   decl(U + "* const", "formac_o", "formac_a", false), decl("const " + U + "* const", "formac_p", "formac_a", false)};
     }
-    // formac_v at a point: the input's, with checks or without, or the accumulator's.
-    auto valueAt = [&](bool checked) { return p.fromBody ? pointValue(checked) : value(p, at); };
     // The points one at a time, from `lo` to `hi` (exclusive).
     auto single = [&](const std::string& lo, const std::string& hi, bool checked) {
-      return upTo(qj, lo, hi, {valueAt(checked), assign("formac_o[" + qj + "]",
+      return upTo(qj, lo, hi, {pointValue(checked), assign("formac_o[" + qj + "]",
                                                           "formac_p[" + qj + "] + (formac_s += (" + U + ")formac_v)")});
     };
     // A vector's worth of points at a time from `lo` while they lie below `hi`.
@@ -356,7 +355,7 @@ class ScanPrinter {
       return forLoop("formac_j = " + lo, "formac_j + " + L + " <= " + hi, "formac_j += " + L,
                      {declOnly(U, "formac_t[" + L + "]"),
                       upTo(qj, "formac_j", "formac_j + " + L,
-                           {valueAt(checked), assign("formac_t[" + qj + " - formac_j]", "(" + U + ")formac_v")}),
+                           {pointValue(checked), assign("formac_t[" + qj + " - formac_j]", "(" + U + ")formac_v")}),
                       eval("formac_sat_step_" + laneSuffix(s_) +
                            "(formac_t, formac_p + formac_j, formac_o + formac_j, &formac_cv)")});
     };
@@ -364,7 +363,7 @@ class ScanPrinter {
     sweepRow.push_back(declOnly("long long", "formac_j"));  // each thread's own
     sweepRow.push_back(decl(V, "formac_cv", "{0}", false));
     sweepRow.push_back(decl(U, "formac_s", "0", false));
-    if (p.fromBody && checked_) {
+    if (checked_) {
       // The steps where no read needs a check (decided once a row), the
       // points before and after them one at a time with checks.
       sweepRow.push_back(seq(checkFree("0", "formac_cols")));
